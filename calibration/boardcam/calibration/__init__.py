@@ -1,0 +1,1 @@
+"""boardcam calibration."""

@@ -1,0 +1,1 @@
+"""Subcommand groups of the ``boardcam`` CLI, one module each."""
