@@ -59,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as error:
         print(f"boardcam: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into head and closed early: not an error of ours
+        sys.stderr.close()
+        return 0
     except OSError as error:
         where = f": {error.filename}" if error.filename else ""
         print(f"boardcam: error: {error.strerror or error}{where}", file=sys.stderr)

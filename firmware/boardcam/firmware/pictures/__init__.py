@@ -1,0 +1,1 @@
+"""Pictures of positions (Pillow), for `boardcam show`, the display and the README."""
