@@ -15,6 +15,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.chmod(tmp, path.stat().st_mode & 0o7777 if path.exists() else 0o644)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from boardcam.engine.aliencity.board import LOT_NAMES
 from boardcam.engine.aliencity.game import Game
-from boardcam.engine.aliencity.pieces import Move, other_player
+from boardcam.engine.aliencity.pieces import Move, Structure, other_player
 from boardcam.engine.aliencity.position import Position
 
 
@@ -86,11 +86,13 @@ def infer_move(before: Position, after: Position, game: Game) -> Inference:
         has_other = game.supply[other_player(mover)][piece] > 0
         hint = f" (it is {mover}'s turn; {other_player(mover)} still has one)" if has_other else ""
         return Inference("problem", problems=(f"{mover} has no {piece.words} left{hint}",))
-    cap = caps_added[0] if caps_added else None
-    return Inference("move", Move(mover, lot, piece, cap))
+    cap_lot = caps_added[0] if caps_added else None
+    return Inference("move", Move(mover, lot, piece, cap_lot))
 
 
-def _describe_removals(old: dict, new: dict, added: list[int], removed: list[int]) -> list[str]:  # type: ignore[type-arg]
+def _describe_removals(
+    old: dict[int, Structure], new: dict[int, Structure], added: list[int], removed: list[int]
+) -> list[str]:
     problems = []
     for lot in removed:
         twin = next((a for a in added if (new[a].kind, new[a].color) == (old[lot].kind, old[lot].color)), None)
