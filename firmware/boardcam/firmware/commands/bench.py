@@ -23,6 +23,7 @@ HARNESSES = {
     "vision": ("bench_vision", "bench_vision"),
     "app": ("bench_app", "bench_app"),
     "teach": ("bench_calibration", "bench_teach"),
+    "scenes": ("scenegen.bench", "bench_scenes"),
 }
 
 
@@ -56,7 +57,7 @@ def load_harness(what: str) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
-        if error.name == module_name:
+        if error.name == module_name.split(".")[0]:
             raise InputError(f"bench {what}: harness {module_name}.py is not in {folder}") from None
         raise
     return getattr(module, function)

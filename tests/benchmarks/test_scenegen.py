@@ -1,0 +1,328 @@
+"""Tests of the 3D scene generator (benchmarks/scenegen): geometry truth, looks, determinism, CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import scenegen
+from scenegen import (HARD_CASES, Hand, Light, Mat, SceneParams, game_positions, hard_case_scene, random_scene,
+                      render_scene, scene_series)
+from scenegen.__main__ import main as cli_main
+from scenegen.geometry import ALL_LOTS, TILE_KEYS, lot_name, parse_lot
+from scenegen.positions import engine_available
+
+SCENES_DIR = Path(__file__).resolve().parents[1] / "data" / "scenes"
+GUILDS = ("red", "blue", "green", "black")
+
+
+def _position(structures: dict[str, dict[str, object]] | None = None) -> dict[str, object]:
+    tiles = {}
+    for i, key in enumerate(TILE_KEYS):
+        col, row = parse_lot(key)
+        tiles[key] = {"color": GUILDS[i % 4], "icon": lot_name(col + 1, row + 1)}
+    return {"game": "alien-city", "tiles": tiles, "structures": structures or {}}
+
+
+def _clean(**changes: object) -> SceneParams:
+    """Neutral light, no sensor effects: colours in the frame are the pieces' own."""
+    base = SceneParams(size=(640, 480), lights=(Light((0.0, 0.0, 900.0), 5500.0, 0.8, 30.0),), ambient=0.35,
+                       ambient_kelvin=5500.0, awb=1.0, noise=0.0, shot_noise=0.0, blur_sigma=0.0, vignette=0.0,
+                       k1=0.0, camera_height_mm=600.0, tile_mm=55.0)
+    return base.replace(**changes)
+
+
+def _median_bgr(image: np.ndarray, xy: list[float], half: int = 2) -> np.ndarray:
+    x, y = int(round(xy[0])), int(round(xy[1]))
+    patch = image[y - half:y + half + 1, x - half:x + half + 1].reshape(-1, 3)
+    return np.asarray(np.median(patch, axis=0))
+
+
+def test_same_seed_gives_the_same_frame_and_other_seeds_do_not() -> None:
+    a = random_scene(5, size=(320, 240))
+    b = random_scene(5, size=(320, 240))
+    c = random_scene(6, size=(320, 240))
+    assert np.array_equal(a.image, b.image)
+    assert a.truth == b.truth
+    assert not np.array_equal(a.image, c.image)
+    assert a.image.dtype == np.uint8 and a.image.shape == (240, 320, 3)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_scenes_keep_the_board_in_frame_at_the_promised_size(seed: int) -> None:
+    scene = random_scene(seed, size=(480, 360))
+    truth = scene.truth
+    corners = np.array([truth["corners_px"][k] for k in ("A1", "H1", "H10", "A10")])
+    assert np.all(corners > 0) and np.all(corners[:, 0] < 480) and np.all(corners[:, 1] < 360)
+    assert 0.35 <= truth["board_width_fraction"] <= 0.80
+    assert set(truth["lot_centers_px"]) == set(ALL_LOTS)
+    assert set(truth["tile_centers_px"]) == set(TILE_KEYS)
+    assert np.array(truth["camera"]["camera_matrix"]).shape == (3, 3)
+    assert truth["camera"]["image_size"] == [480, 360]
+    scenegen.parse_position(truth["position"])  # a valid position
+    assert json.loads(json.dumps(truth)) == truth  # JSON-ready
+    # A1's row-1 edge lies lower in the image than the A10 corner's row-10 edge? not always (any rotation);
+    # but the corners must go round the board without crossing: a convex quadrilateral
+    assert cv2.isContourConvex(corners.astype(np.float32).reshape(-1, 1, 2))
+
+
+def test_random_scene_draws_a_ply_of_an_engine_game() -> None:
+    if not engine_available():
+        pytest.skip("engine random_positions not importable")
+    from boardcam.engine.aliencity import random_positions
+
+    counts = set()
+    for seed in range(6):
+        scene = random_scene(seed, size=(160, 120))
+        rng = np.random.default_rng([seed, 1])
+        game = random_positions(int(rng.integers(2 ** 31)))
+        assert scene.truth["position"] in game
+        counts.add(len(scene.truth["position"]["structures"]))
+    assert len(counts) > 2  # early, mid and late boards appear
+
+
+def test_explicit_position_is_rendered_and_reported_unchanged() -> None:
+    position = _position({
+        "C3": {"kind": "tower", "color": "red"},
+        "F6": {"kind": "tower", "color": "blue", "cap": "white"},
+        "B8": {"kind": "tower", "color": "green", "cap": "black"},
+        "E3": {"kind": "dome", "color": "black"},
+        "C8": {"kind": "dome", "color": "blue"},
+    })
+    scene = render_scene(position, _clean(edition="B", dome_look="coin"), seed=1)
+    assert scene.truth["position"] == position
+    lots = scene.truth["lot_centers_px"]
+    b, g, r = _median_bgr(scene.image, lots["C3"])
+    assert r > g + 60 and r > b + 60  # red tower seen from above
+    cap = _median_bgr(scene.image, lots["F6"])
+    assert cap.min() > 100 and cap.max() - cap.min() < 30  # white cap on the apex, lit from above
+    assert _median_bgr(scene.image, lots["B8"]).max() < 80  # black cap
+    assert _median_bgr(scene.image, lots["E3"]).max() < 90  # black coin dome
+    b, g, r = _median_bgr(scene.image, lots["C8"])
+    assert b > r + 40  # blue dome
+    # an empty lot of edition B is a light, neutral face
+    assert _median_bgr(scene.image, lots["A2"]).min() > 120
+
+
+@pytest.mark.parametrize("edition", ["A", "C", "D"])
+def test_tile_faces_of_coloured_editions_show_their_guild(edition: str) -> None:
+    scene = render_scene(_position(), _clean(edition=edition), seed=2)
+    lots = scene.truth["lot_centers_px"]
+    position = scene.truth["position"]
+    for key in ("A1", "C1", "E1", "G1"):  # red, blue, green, black tiles
+        color = position["tiles"][key]["color"]
+        b, g, r = _median_bgr(scene.image, lots[key])  # the non-icon lower-left lot
+        if color == "red":
+            assert r > b + 40 and r > g + 40
+        elif color == "blue":
+            assert b > r + 30
+        elif color == "green":
+            assert g > r + 30 and g > b + 10
+        else:
+            assert max(b, g, r) < 110
+
+
+def test_corners_truth_matches_the_distorted_image() -> None:
+    """Just inside each outer corner is tile, just outside is table, even with strong distortion."""
+    params = _clean(size=(960, 720), k1=-0.05, tilt_deg=12.0, tilt_azimuth_deg=200.0, yaw_deg=33.0,
+                    target_offset_mm=(40.0, -30.0), camera_height_mm=480.0, table="plain",
+                    table_bgr=(235, 235, 235), edition="A")
+    scene = render_scene(_position(), params, seed=3)
+    corners = {k: np.array(v) for k, v in scene.truth["corners_px"].items()}
+    centre = np.mean(list(corners.values()), axis=0)
+    for name, corner in corners.items():
+        direction = (centre - corner) / np.linalg.norm(centre - corner)
+        inside = _median_bgr(scene.image, list(corner + 7 * direction), half=1)
+        outside = _median_bgr(scene.image, list(corner - 5 * direction), half=1)
+        assert np.abs(inside - outside).max() > 60, name
+        assert outside.min() > 150, name  # the light table
+
+
+def test_tall_pyramids_lean_outward_and_truth_camera_projects_them() -> None:
+    """The apex of a tower on a corner lot is drawn where the truth camera projects it."""
+    position = _position({"A1": {"kind": "tower", "color": "red"}, "H10": {"kind": "tower", "color": "green"}})
+    params = _clean(size=(800, 600), camera_height_mm=420.0, k1=-0.04, piece_jitter_mm=0.0, tile_mm=70.0)
+    scene = render_scene(position, params, seed=4)
+    cam = scene.truth["camera"]
+    matrix = np.array(cam["camera_matrix"])
+    dist = np.array(cam["dist_coeffs"])
+    rotation = np.array(cam["rotation"])
+    translation = np.array(cam["translation_mm"])
+    rvec, _ = cv2.Rodrigues(rotation)
+    for lot, colour_index in (("A1", 2), ("H10", 1)):
+        base = scene.truth["lot_centers_px"][lot]
+        # recover the lot centre in 3D from the truth pixel: intersect its ray with the tile top plane
+        und = cv2.undistortPoints(np.array([[base]], dtype=np.float64), matrix, dist).reshape(2)
+        ray = rotation.T @ np.array([und[0], und[1], 1.0])
+        centre = -rotation.T @ translation
+        t = params.tile_thickness_mm
+        point = centre + ray * (t - centre[2]) / ray[2]
+        high = point + np.array([0.0, 0.0, 30.0])
+        uv, _ = cv2.projectPoints(high.reshape(1, 1, 3), rvec, translation, matrix, dist)
+        uv = uv.reshape(2)
+        lean = np.linalg.norm(uv - np.array(base))
+        assert lean > 4  # perspective: the upper part is drawn away from the base
+        pixel = _median_bgr(scene.image, list(uv), half=1)
+        assert pixel[colour_index] > max(np.delete(pixel, colour_index)) + 25, lot
+
+
+def test_hand_sets_occlusion_truth_and_covers_the_lots_it_names() -> None:
+    hand = Hand(target_mm=(0.0, 0.0), angle_deg=250.0, height_mm=90.0, skin_bgr=(140, 170, 215))
+    with_hand = render_scene(_position(), _clean(hand=hand), seed=5)
+    without = render_scene(_position(), _clean(), seed=5)
+    assert with_hand.truth["occluded"] is True
+    occluded = with_hand.truth["occluded_lots"]
+    assert {"D5", "E5", "D6", "E6"} & set(occluded)
+    assert without.truth["occluded"] is False and without.truth["occluded_lots"] == []
+    changed = [lot for lot in occluded
+               if np.abs(_median_bgr(with_hand.image, with_hand.truth["lot_centers_px"][lot])
+                         - _median_bgr(without.image, without.truth["lot_centers_px"][lot])).max() > 30]
+    assert len(changed) >= len(occluded) // 2
+    far = [lot for lot in ALL_LOTS if lot not in occluded]
+    assert far, "the hand should not cover the whole board"
+
+
+def test_series_keeps_camera_and_shows_hands_between_moves() -> None:
+    positions = game_positions(1)[:3]
+    frames = list(scene_series(1, positions, 1, hands=True, light_change_at=[5], bump_at=[6], size=(240, 180)))
+    assert len(frames) == 3 + 2 * 2
+    assert [f.truth["frame_index"] for f in frames] == list(range(7))
+    assert [f.truth["position_index"] for f in frames] == [0, 0, 1, 1, 1, 2, 2]
+    assert [f.truth["hand"] for f in frames] == [False, True, True, False, True, True, False]
+    for f in frames:
+        assert f.truth["position"] == positions[f.truth["position_index"]]
+        if not f.truth["hand"]:
+            assert f.truth["occluded"] is False
+    cameras = [json.dumps(f.truth["camera"]) for f in frames]
+    assert len(set(cameras[:6])) == 1 and cameras[6] != cameras[5]  # bumped at frame 6
+    lights = [json.dumps(f.truth["params"]["lights"]) for f in frames]
+    assert len(set(lights[:5])) == 1 and lights[5] != lights[4]
+    assert frames[0].truth["params"]["layout_seed"] == frames[-1].truth["params"]["layout_seed"]
+
+
+def test_mat_markers_are_drawn_where_the_truth_says() -> None:
+    params = _clean(size=(960, 720), mat=Mat(marker_mm=28.0, margin_mm=6.0), k1=-0.04, yaw_deg=21.0, tilt_deg=9.0,
+                    camera_height_mm=560.0, tile_mm=52.0, spare_pieces=6)
+    scene = render_scene(_position({"D4": {"kind": "dome", "color": "red"}}), params, seed=6)
+    truth = scene.truth["mat"]
+    assert truth["marker_mm"] == 28.0 and truth["tile_mm"] == 52.0
+    detector_params = cv2.aruco.DetectorParameters()
+    detector_params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), detector_params)
+    corners, ids, _ = detector.detectMarkers(cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY))
+    assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+    for quad, marker_id in zip(corners, ids.ravel()):
+        expected = np.array(truth["markers_px"][str(marker_id)])
+        assert np.abs(quad.reshape(4, 2) - expected).max() < 1.5
+    # marker 0 is beside A1, marker 2 beside H10
+    a1 = np.array(scene.truth["corners_px"]["A1"])
+    h10 = np.array(scene.truth["corners_px"]["H10"])
+    m0 = np.array(truth["markers_px"]["0"]).mean(axis=0)
+    assert np.linalg.norm(m0 - a1) < np.linalg.norm(m0 - h10)
+    # spare pieces stand on the table, not on the board: the position is unchanged
+    assert scene.truth["position"]["structures"] == {"D4": {"kind": "dome", "color": "red"}}
+
+
+@pytest.mark.parametrize("name", HARD_CASES)
+def test_hard_cases_show_what_they_name(name: str) -> None:
+    scene = hard_case_scene(name, seed=2, size=(240, 180))
+    truth = scene.truth
+    structures = truth["position"]["structures"]
+    tiles = truth["position"]["tiles"]
+    assert truth["hard_case"] == name
+    if name == "black_dome_on_black_tile":
+        assert any(v["kind"] == "dome" and v["color"] == "black"
+                   and tiles[lot_name(parse_lot(lot)[0] // 2 * 2, parse_lot(lot)[1] // 2 * 2)]["color"] == "black"
+                   for lot, v in structures.items())
+    elif name == "black_cap_on_blue_tower":
+        assert any(v.get("cap") == "black" and v["color"] == "blue" for v in structures.values())
+    elif name == "white_cap_warm_light":
+        assert all(light["kelvin"] <= 3000 for light in truth["params"]["lights"])
+        assert any(v.get("cap") == "white" for v in structures.values())
+    elif name == "hand":
+        assert truth["occluded"] is True
+    if name != "hand":
+        assert truth["occluded"] is False
+
+
+def test_params_round_trip_through_json() -> None:
+    params = SceneParams(lights=(Light((1.0, 2.0, 800.0), 3000.0, 0.5, 100.0), Light()),
+                         hand=Hand(sleeve_bgr=(1, 2, 3)), jpeg_quality=80, edition="C", mat=Mat(marker_ids=(4, 5, 6, 7)),
+                         spare_pieces=3)
+    assert SceneParams.from_json(json.loads(json.dumps(params.to_json()))) == params
+    with pytest.raises(ValueError, match="edition"):
+        SceneParams(edition="Z")
+    with pytest.raises(ValueError, match="unknown"):
+        SceneParams.from_json({"tile_size": 3})
+
+
+def test_overrides_are_applied_and_unknown_ones_refused() -> None:
+    scene = random_scene(9, size=(320, 240), edition="D", tower_look="translucent", jpeg_quality=85)
+    assert scene.truth["params"]["edition"] == "D"
+    assert scene.truth["params"]["tower_look"] == "translucent"
+    assert scene.truth["params"]["jpeg_quality"] == 85
+    with pytest.raises(ValueError, match="no_such_knob"):
+        random_scene(9, size=(320, 240), no_such_knob=1)
+
+
+def test_bad_positions_are_refused_naming_the_field() -> None:
+    position = _position()
+    del position["tiles"]["C5"]  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="C5"):
+        render_scene(position, _clean(), 0)
+    position = _position({"D4": {"kind": "tower", "color": "black"}})
+    with pytest.raises(ValueError, match="D4"):
+        render_scene(position, _clean(), 0)
+
+
+def test_cli_writes_images_with_truth_beside_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main([str(tmp_path), "--count", "2", "--seed", "3", "--size", "160x120", "--jpg"]) == 0
+    images = sorted(tmp_path.glob("*.jpg"))
+    assert [p.name for p in images] == ["scene_00003.jpg", "scene_00004.jpg"]
+    truth = json.loads((tmp_path / "scene_00003.json").read_text())
+    assert truth["image"] == "scene_00003.jpg" and truth["seed"] == 3
+    written = cv2.imread(str(images[0]))
+    assert written is not None and written.shape == (120, 160, 3)
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main([str(tmp_path), "--size", "big"])
+    assert exit_info.value.code == 2
+    assert "WIDTHxHEIGHT" in capsys.readouterr().err
+
+
+def _golden_files() -> list[Path]:
+    return sorted(SCENES_DIR.glob("*.json"))
+
+
+@pytest.mark.parametrize("truth_path", _golden_files(), ids=lambda p: p.stem)
+def test_golden_scenes_render_as_stored(truth_path: Path) -> None:
+    """The stored example frames still come out of the renderer (catches accidental changes)."""
+    truth = json.loads(truth_path.read_text())
+    params = SceneParams.from_json(truth["params"])
+    scene = render_scene(truth["position"], params, truth["seed"])
+    for key in ("corners_px", "lot_centers_px"):
+        assert scene.truth[key].keys() == truth[key].keys()
+        for name, point in truth[key].items():
+            assert scene.truth[key][name] == pytest.approx(point, abs=0.01), (key, name)
+    assert scene.truth["occluded"] == truth["occluded"]
+    assert scene.truth["occluded_lots"] == truth["occluded_lots"]
+    stored = cv2.imread(str(truth_path.with_name(truth["image"])))
+    assert stored is not None and stored.shape == scene.image.shape
+    # compare at quarter size: JPEG storage and sensor noise average out, drawing changes do not
+    small_stored = cv2.resize(stored, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA).astype(np.int16)
+    small_now = cv2.resize(scene.image, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA).astype(np.int16)
+    assert float(np.mean(np.abs(small_stored - small_now))) < 2.0
+
+
+def test_a_tower_shades_its_neighbour_from_a_low_lamp() -> None:
+    """Shadows fall on pieces too, not only on the tiles (a hard case for colour reading)."""
+    low_lamp = (Light((-900.0, 0.0, 420.0), 5000.0, 0.9, 5.0),)
+    dome = {"E5": {"kind": "dome", "color": "green"}}
+    params = _clean(lights=low_lamp, ambient=0.2, piece_jitter_mm=0.0)
+    lit = render_scene(_position(dome), params, seed=7)
+    shaded = render_scene(_position({**dome, "D5": {"kind": "tower", "color": "red"}}), params, seed=7)
+    where = lit.truth["lot_centers_px"]["E5"]
+    assert _median_bgr(shaded.image, where, half=3).sum() < 0.75 * _median_bgr(lit.image, where, half=3).sum()
