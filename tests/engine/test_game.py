@@ -165,3 +165,19 @@ def test_random_layout_has_five_of_each_colour():
     tiles = random_layout(random.Random(0))
     colours = sorted(t.color for t in tiles.values())
     assert colours == sorted(["red", "blue", "green", "black"] * 5)
+
+
+def test_a_fourth_cap_stays_on_the_table_but_does_not_score():
+    game = Game(uniform("K"))
+    lots = iter(["A1", "C1", "E1", "G1", "A3", "C3", "E3", "G3", "A5", "C5"])
+    for _ in range(3):
+        lot = next(lots)
+        game.push(build("black", lot, "blue-tower", lot))
+        game.push(build("white", next(lots), "black-dome"))
+    fourth = next(lots)
+    game.push(build("black", fourth, "red-tower", fourth))
+    assert game.position.structures[parse_lot(fourth)].cap == "black"
+    assert parse_lot(fourth) in game.void_caps
+    assert len(game.score().players["black"].towers) == 3
+    game.pop()
+    assert not game.void_caps and game.caps_left["black"] == 0

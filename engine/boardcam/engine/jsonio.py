@@ -32,6 +32,8 @@ def parse_json_text(text: str, source: str = "input") -> Any:
         ) from None
     except FormatError as error:
         raise FormatError(f"{source}: {error}") from None
+    except RecursionError:
+        raise FormatError(f"{source}: JSON nested too deeply") from None
 
 
 def load_json_file(path: str | Path) -> Any:

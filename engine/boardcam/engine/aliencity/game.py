@@ -64,6 +64,7 @@ class _Undo:
     turn: str
     supply_before: int
     caps_before: int
+    built: bool
     capped: bool
     voided: bool
 
@@ -184,6 +185,8 @@ class Game:
         return found
 
     def _would_end_game(self, move: Move) -> bool:
+        if move.lot in self.position.structures:
+            return self.is_over()  # the build cannot happen; the board stays as it is
         self.push(Move(move.player, move.lot, move.piece))
         try:
             return self.is_over()
@@ -193,20 +196,28 @@ class Game:
     # --- changing the game ---------------------------------------------------
 
     def push(self, move: Move) -> None:
-        """Apply a move as it stands on the table, without judging it."""
+        """Apply a move as it stands on the table, without judging it.
+
+        A build on a lot that is already taken leaves the standing structure
+        (one structure per lot) and takes nothing from the supply.  A cap
+        beyond the player's three, or on the game's final turn, stays on the
+        table but is void: it does not score.
+        """
         turn_before = self.turn
+        caps_before = self.caps_left[move.player]
         if move.is_pass:
-            self._undo.append(_Undo(move, turn_before, 0, self.caps_left[move.player], False, False))
+            self._undo.append(_Undo(move, turn_before, 0, caps_before, False, False, False))
             self.turn = other_player(move.player)
             return
         assert move.lot is not None and move.piece is not None
         supply = self.supply[move.player]
         supply_before = supply[move.piece]
-        supply[move.piece] = max(0, supply_before - 1)
-        self.position.structures[move.lot] = Structure(move.piece.kind, move.piece.color)
-        self._analysis = None
+        built = move.lot not in self.position.structures
+        if built:
+            supply[move.piece] = max(0, supply_before - 1)
+            self.position.structures[move.lot] = Structure(move.piece.kind, move.piece.color)
+            self._analysis = None
         capped = voided = False
-        caps_before = self.caps_left[move.player]
         if move.cap is not None:
             target = self.position.structures.get(move.cap)
             if target is not None and target.kind == "tower" and target.cap is None:
@@ -214,11 +225,11 @@ class Game:
                 self.caps_left[move.player] = max(0, caps_before - 1)
                 capped = True
         self.turn = self._next_turn(move.player)
-        if capped and self.is_over():
+        if capped and (caps_before <= 0 or self.is_over()):
             assert move.cap is not None
             self.void_caps.add(move.cap)
             voided = True
-        self._undo.append(_Undo(move, turn_before, supply_before, caps_before, capped, voided))
+        self._undo.append(_Undo(move, turn_before, supply_before, caps_before, built, capped, voided))
 
     def _next_turn(self, mover: str) -> str:
         other = other_player(mover)
@@ -240,9 +251,10 @@ class Game:
         if undo.voided:
             assert move.cap is not None
             self.void_caps.discard(move.cap)
-        del self.position.structures[move.lot]
-        self.supply[move.player][move.piece] = undo.supply_before
-        self._analysis = None
+        if undo.built:
+            del self.position.structures[move.lot]
+            self.supply[move.player][move.piece] = undo.supply_before
+            self._analysis = None
         return move
 
     def play(self, move: Move) -> list[Violation]:
@@ -266,13 +278,13 @@ class Game:
         clone.caps_left = dict(self.caps_left)
         clone.void_caps = set(self.void_caps)
         clone._undo = list(self._undo)
-        clone._analysis = self._analysis
+        clone._analysis = None  # an analysis belongs to one Position object
         return clone
 
     # --- records ----------------------------------------------------------------
 
     def record(self) -> GameRecord:
-        return GameRecord(dict(self.position.tiles), tuple(self.moves))
+        return GameRecord(dict(self.position.tiles), tuple(self.moves), self.rules.name)
 
     @classmethod
     def from_record(cls, record: GameRecord, rules: Ruleset = RULEBOOK) -> Game:
@@ -288,10 +300,14 @@ class GameRecord:
 
     tiles: dict[int, Tile]
     moves: tuple[Move, ...]
+    rules: str | None = None  # the rule set the game was played under, when recorded
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": GAME_NAME, "tiles": tiles_to_json(self.tiles),
-                "moves": [move_to_json(m) for m in self.moves]}
+        doc: dict[str, Any] = {"game": GAME_NAME, "tiles": tiles_to_json(self.tiles),
+                               "moves": [move_to_json(m) for m in self.moves]}
+        if self.rules is not None:
+            doc["rules"] = self.rules
+        return doc
 
     @classmethod
     def from_json(cls, doc: Any) -> GameRecord:
@@ -304,7 +320,10 @@ class GameRecord:
         moves = tuple(
             move_from_json(m, f"moves[{i}]") for i, m in enumerate(expect_list(doc.get("moves", []), "moves"))
         )
-        return cls(tiles, moves)
+        rules = doc.get("rules")
+        if rules is not None:
+            rules = Ruleset.named(expect_str(rules, "rules")).name
+        return cls(tiles, moves, rules)
 
 
 def move_to_json(move: Move) -> dict[str, Any]:

@@ -50,7 +50,10 @@ def infer_move(before: Position, after: Position, game: Game) -> Inference:
     if not (added or removed or changed or cap_changes or problems):
         return Inference("unchanged")
 
-    problems.extend(_describe_removals(old, new, added, removed))
+    removal_problems = _describe_removals(old, new, added, removed)
+    problems.extend(removal_problems)
+    if len(added) == 1 and removed and not any(" moved from " in p for p in removal_problems):
+        problems.append(f"a {new[added[0]].words} appeared on {LOT_NAMES[added[0]]}")
     for lot in changed:
         problems.append(f"the {old[lot].words} on {LOT_NAMES[lot]} became a {new[lot].words}")
     if len(added) > 1:

@@ -37,7 +37,10 @@ class Piece:
         color, _, kind = text.strip().lower().partition("-")
         if not kind:
             raise FormatError(f"piece: {text!r} is not of the form COLOR-KIND, e.g. red-tower or black-dome")
-        return cls(kind, color)
+        try:
+            return cls(kind, color)
+        except FormatError as error:
+            raise FormatError(f"piece: {text!r}: {error}") from None
 
     def __str__(self) -> str:
         return f"{self.color}-{self.kind}"

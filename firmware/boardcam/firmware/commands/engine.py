@@ -16,6 +16,7 @@ from typing import Any
 from boardcam.engine.errors import InputError
 
 GAMES = ("alien-city", "netzwerk")
+MIN_PICTURE, MAX_PICTURE = 64, 8000
 
 
 def register(subparsers: Any) -> None:
@@ -72,10 +73,13 @@ def _dispatch(command: str, args: argparse.Namespace) -> int:
     return int(_ALIEN_CITY[command](args))
 
 
-def _rules(args: argparse.Namespace) -> Any:
+def _rules(args: argparse.Namespace, recorded: str | None = None) -> Any:
+    """``--rules`` wins; otherwise the rule set a record names; otherwise the rulebook."""
     from boardcam.engine.aliencity import Ruleset
 
-    return Ruleset.named(args.rules or "rulebook")
+    if args.rules is not None:
+        return Ruleset.named(args.rules)
+    return Ruleset.named(recorded or "rulebook")
 
 
 def _load_position(args: argparse.Namespace) -> Any:
@@ -83,9 +87,13 @@ def _load_position(args: argparse.Namespace) -> Any:
     from boardcam.engine.jsonio import load_json_file
 
     position = Position.from_json(load_json_file(args.file))
-    for warning in layout_warnings(position.tiles):
-        print(f"boardcam: warning: {warning}", file=sys.stderr)
+    _warn(layout_warnings(position.tiles))
     return position
+
+
+def _warn(warnings: list[str]) -> None:
+    for warning in warnings:
+        print(f"boardcam: warning: {warning}", file=sys.stderr)
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -121,11 +129,10 @@ def _legal(args: argparse.Namespace) -> int:
     return 0
 
 
-def replay_record(doc: Any, rules: Any) -> dict[str, Any]:
+def replay_record(record: Any, rules: Any) -> dict[str, Any]:
     """Judge every move of a game record, going on after illegal ones (the board is what it is)."""
-    from boardcam.engine.aliencity import Game, GameRecord
+    from boardcam.engine.aliencity import Game
 
-    record = GameRecord.from_json(doc)
     game = Game(record.tiles, rules)
     moves = []
     for ply, move in enumerate(record.moves, start=1):
@@ -140,19 +147,24 @@ def replay_record(doc: Any, rules: Any) -> dict[str, Any]:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from boardcam.engine.aliencity import GameRecord, layout_warnings
     from boardcam.engine.jsonio import load_json_file
 
-    _print_json(replay_record(load_json_file(args.file), _rules(args)))
+    record = GameRecord.from_json(load_json_file(args.file))
+    _warn(layout_warnings(record.tiles))
+    _print_json(replay_record(record, _rules(args, record.rules)))
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
     from boardcam.firmware.pictures.aliencity import draw_position
 
-    position = _load_position(args)
+    if not MIN_PICTURE <= args.size <= MAX_PICTURE:
+        raise InputError(f"--size: {args.size} is not between {MIN_PICTURE} and {MAX_PICTURE} pixels")
     output = Path(args.output)
     if output.suffix.lower() != ".png":
         raise InputError(f"--output: {output} must end in .png")
+    position = _load_position(args)
     image = draw_position(position, width=args.size)
     from boardcam.firmware.files import atomic_save_image
 
