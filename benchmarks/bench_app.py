@@ -1,0 +1,138 @@
+"""The referee app benchmark: generated games replayed at 30 fps through the whole loop.
+
+Each game is a random legal game (the engine's ``random_game``) with one
+illegal build inserted and then put right, hands over the board before every
+move, a change of lamps and a small bump of the camera, rendered by the
+scene generator.  The loop runs exactly as at the table (motion check,
+vision read when still, referee, log); latency is measured in the frames'
+time from the last frame with motion to the verdict.
+
+``bench_app(games=3, fps=30) -> dict`` with median_ms, p95_ms, cpu_s_per_min,
+moves_total, moves_right, false_warnings, missed_illegal (``boardcam bench
+app --json``).  ``reader="truth"`` replaces the vision by the scenes' ground
+truth, which measures the loop alone.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from boardcam.engine.aliencity import Game, Move, Position, random_game
+from boardcam.firmware.config import Config
+from boardcam.firmware.display import NullDisplay
+from boardcam.firmware.lights import Light, NoLights
+from boardcam.firmware.referee import Observation
+from boardcam.firmware.runner import create_loop, vision_reader
+from boardcam.firmware.sources.replay import GeneratedGame, ReplaySource, generated_game_images
+
+
+def game_with_a_mistake(seed: int) -> tuple[Game, list[dict[str, Any]], list[dict[str, Any]]]:
+    """A random legal game; its positions with one illegal build inserted; the illegal boards."""
+    rng = random.Random(seed)
+    game = random_game(rng)
+    replay = Game(game.position.tiles, game.rules)
+    positions = [replay.position.to_json()]
+    illegal: list[dict[str, Any]] = []
+    mistake_at = rng.randrange(3, max(4, game.ply - 3))
+    for ply, move in enumerate(game.moves):
+        if ply == mistake_at and move.piece is not None:
+            for lot in rng.sample(range(80), 80):
+                if lot in replay.position.structures:
+                    continue
+                wrong = Move(replay.turn, lot, move.piece)
+                if any(v.rule <= 5 for v in replay.violations(wrong)):
+                    replay.push(wrong)
+                    illegal.append(replay.position.to_json())
+                    positions.append(illegal[-1])
+                    replay.pop()
+                    break
+        replay.push(move)
+        positions.append(replay.position.to_json())
+    return game, positions, illegal
+
+
+def _truth_reader(current: dict[str, Any]) -> Any:
+    def read(image: Any) -> Observation:
+        truth = current["truth"]
+        return Observation(Position.from_json(truth["position"]), {},
+                           occluded=bool(truth.get("occluded")))
+
+    return read
+
+
+def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
+             size: tuple[int, int] = (820, 616)) -> dict[str, Any]:
+    game, positions, illegal = game_with_a_mistake(seed)
+    pictures = 2 * len(positions)
+    film = GeneratedGame(tuple(positions), seed=seed, size=size, hold_frames=fps // 2,
+                         light_change_at=(pictures // 3,), bump_at=(2 * pictures // 3,),
+                         # the table as a calibrated camera sees it: row 1 at the bottom, give or take
+                         scene=(("yaw_deg", random.Random(seed).uniform(-20.0, 20.0)),))
+    current: dict[str, Any] = {}
+    source = ReplaySource(generated_game_images(film), name=f"bench:{seed}", fps=fps,
+                          on_item=lambda index, scene: current.__setitem__("truth", scene.truth))
+    read = _truth_reader(current) if reader == "truth" else vision_reader(None)
+    with tempfile.TemporaryDirectory() as logs:
+        loop = create_loop(Config(), source=source, reader=read, lights=NoLights(),
+                           display=NullDisplay(), log_dir=Path(logs))
+        stats = loop.run()
+        loop.close()
+    played = loop.referee.game.moves if loop.referee.game is not None else []
+    # ply by ply: a missed or invented move shifts everything after it, and counts so
+    right = sum(1 for got, want in zip(played, game.moves) if got == want)
+    warned = [e.outputs for e in stats.events if e.outputs.light is Light.RED and e.outputs.records]
+    warned_boards = [r["position"] for o in warned for r in o.records
+                     if r.get("type") == "verdict" and not r.get("legal")]
+    illegal_keys = [_key(p) for p in illegal]
+    return {
+        "latencies_ms": [e.latency_ms for e in stats.events if e.latency_ms is not None],
+        "busy_s": stats.busy_s,
+        "play_s": stats.frames / fps,
+        "moves_total": game.ply,
+        "moves_right": right,
+        "false_warnings": sum(1 for b in warned_boards if _key(b) not in illegal_keys),
+        "missed_illegal": sum(1 for k in illegal_keys if k not in [_key(b) for b in warned_boards]),
+        "score_right": loop.referee.game is not None
+        and loop.referee.game.score().to_json() == game.score().to_json(),
+    }
+
+
+def _key(position: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
+    return tuple(sorted((lot, s["kind"], s["color"]) for lot, s in position["structures"].items()))
+
+
+def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: int = 100,
+              reader: str = "vision", size: tuple[int, int] = (820, 616)) -> dict[str, Any]:
+    """Figures over ``games`` generated games (``count`` is the CLI's name for the same)."""
+    if count is not None:
+        games = count
+    results = [run_game(seed + g, fps=fps, reader=reader, size=size) for g in range(games)]
+    latencies = sorted(x for r in results for x in r["latencies_ms"])
+    p95 = latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))] if latencies else None
+    play_s = sum(r["play_s"] for r in results)
+    return {
+        "games": games,
+        "fps": fps,
+        "reader": reader,
+        "frame_size": list(size),
+        "median_ms": round(statistics.median(latencies), 1) if latencies else None,
+        "p95_ms": round(p95, 1) if p95 is not None else None,
+        "cpu_s_per_min": round(sum(r["busy_s"] for r in results) / (play_s / 60.0), 2) if play_s else None,
+        "moves_total": sum(r["moves_total"] for r in results),
+        "moves_right": sum(r["moves_right"] for r in results),
+        "false_warnings": sum(r["false_warnings"] for r in results),
+        "missed_illegal": sum(r["missed_illegal"] for r in results),
+        "scores_right": sum(1 for r in results if r["score_right"]),
+    }
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(bench_app(games=int(sys.argv[1]) if len(sys.argv) > 1 else 1,
+                               reader=sys.argv[2] if len(sys.argv) > 2 else "vision"), indent=1))

@@ -1,0 +1,195 @@
+"""Accuracy and speed of the vision reader on generated scenes.
+
+``bench_vision(count, seed, size)`` renders ``count`` random scenes (random
+legal-game positions, cameras, lights, editions, hands) and reads each one
+twice: with the known pose (the scene's true corners: reading alone, as the
+app does between frames) and from scratch (board search included).  Figures:
+
+* ``lot_accuracy``, ``tile_accuracy`` (colour and icon; also each apart),
+  ``board_exact`` and ``confident_wrong`` (share of all lots read wrong with
+  confidence >= 0.9) come from the known-pose readings of frames without a
+  hand; ``from_scratch`` repeats them for the from-scratch readings, where a
+  frame whose board is not found counts every lot and tile as wrong;
+* ``occluded_flagged`` is the share of frames with a hand over the board that
+  are flagged;
+* ``ms_known_pose`` / ``ms_from_scratch`` are medians per frame and
+  ``reference_ms`` the median of one warpPerspective to 800×1000 plus one
+  conversion to HSV of the same frames, timed in the same run.
+
+The truth is expressed in the reader's naming convention first: A1 is the
+corner whose row-1 edge is lower in the image, so a board the generator
+turned upside down is compared rotated by 180°.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+import cv2
+import numpy as np
+
+COLUMNS = "ABCDEFGH"
+
+
+def _rotate_lot(name: str) -> str:
+    return f"{COLUMNS[7 - COLUMNS.index(name[0])]}{11 - int(name[1:])}"
+
+
+def truth_in_reader_convention(truth: dict[str, Any]) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    """Corners and position named as the reader names them (row 1 = lower short edge)."""
+    corners, position = truth["corners_px"], truth["position"]
+    row1 = corners["A1"][1] + corners["H1"][1]
+    row10 = corners["A10"][1] + corners["H10"][1]
+    if row1 >= row10:
+        return corners, position
+    turned = {"A1": corners["H10"], "H1": corners["A10"], "H10": corners["A1"], "A10": corners["H1"]}
+    tiles = {}
+    for key, tile in position["tiles"].items():
+        upper_right = f"{COLUMNS[COLUMNS.index(key[0]) + 1]}{int(key[1:]) + 1}"
+        tiles[_rotate_lot(upper_right)] = {"color": tile["color"], "icon": _rotate_lot(tile["icon"])}
+    structures = {_rotate_lot(lot): s for lot, s in (position.get("structures") or {}).items()}
+    return turned, dict(position, tiles=tiles, structures=structures)
+
+
+def _normal_structure(entry: dict[str, Any] | None) -> tuple[Any, ...] | None:
+    if entry is None:
+        return None
+    return (entry["kind"], entry["color"], entry.get("cap") if entry["kind"] == "tower" else None)
+
+
+def _reference_ms(image: np.ndarray) -> float:
+    h, w = image.shape[:2]
+    src = np.float32([[w * 0.2, h * 0.2], [w * 0.8, h * 0.2], [w * 0.8, h * 0.8], [w * 0.2, h * 0.8]])
+    dst = np.float32([[0, 0], [800, 0], [800, 1000], [0, 1000]])
+    m = cv2.getPerspectiveTransform(src, dst)
+    t = time.perf_counter()
+    warped = cv2.warpPerspective(image, m, (800, 1000))
+    cv2.cvtColor(warped, cv2.COLOR_BGR2HSV)
+    return (time.perf_counter() - t) * 1000
+
+
+class _Tally:
+    """Accuracy counters of one way of reading (known pose or from scratch)."""
+
+    def __init__(self) -> None:
+        self.lots_total = self.lots_right = self.tiles_total = self.tiles_right = 0
+        self.colours_right = self.icons_right = self.boards = self.boards_exact = 0
+        self.confident_wrong = self.confident = self.not_found = 0
+        self.occluded_frames = self.occluded_flagged = 0
+
+    def add(self, reading: Any, position: dict[str, Any], occluded: bool) -> None:
+        if occluded:
+            self.occluded_frames += 1
+            self.occluded_flagged += int(reading is not None and reading.occluded)
+            return
+        self.boards += 1
+        self.lots_total += 80
+        self.tiles_total += 20
+        if reading is None:
+            self.not_found += 1
+            return
+        got = reading.position_dict
+        wrong_lots = 0
+        for row in range(1, 11):
+            for col in COLUMNS:
+                name = f"{col}{row}"
+                right = _normal_structure(position["structures"].get(name)) == _normal_structure(got["structures"].get(name))
+                sure = reading.lot_confidence.get(name, 0.0) >= 0.9
+                self.confident += int(sure)
+                if right:
+                    self.lots_right += 1
+                else:
+                    wrong_lots += 1
+                    self.confident_wrong += int(sure)
+        right_tiles = 0
+        for key, tile in position["tiles"].items():
+            read = got["tiles"].get(key, {})
+            self.colours_right += int(read.get("color") == tile["color"])
+            self.icons_right += int(read.get("icon") == tile["icon"])
+            right_tiles += int(read == tile)
+        self.tiles_right += right_tiles
+        self.boards_exact += int(wrong_lots == 0 and right_tiles == 20)
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "lot_accuracy": self.lots_right / max(self.lots_total, 1),
+            "board_exact": self.boards_exact / max(self.boards, 1),
+            "tile_accuracy": self.tiles_right / max(self.tiles_total, 1),
+            "tile_colour_accuracy": self.colours_right / max(self.tiles_total, 1),
+            "tile_icon_accuracy": self.icons_right / max(self.tiles_total, 1),
+            "confident_wrong": self.confident_wrong / max(self.lots_total, 1),
+            "confident_share": self.confident / max(self.lots_total, 1),
+            "occluded_flagged": self.occluded_flagged / max(self.occluded_frames, 1),
+            "occluded_frames": self.occluded_frames,
+            "board_not_found": self.not_found,
+        }
+
+
+def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640, 1232)) -> dict[str, Any]:
+    """Read ``count`` generated scenes twice; returns the figures described in the module docstring.
+
+    The top-level accuracy figures are those of the *known-pose* reading
+    (the scene's true corners in the reader's convention): reading alone,
+    independent of board finding.  ``from_scratch`` holds the same figures
+    for reading with the board search included (what a first frame gets).
+    """
+    from scenegen import random_scene
+
+    from boardcam.vision import BoardNotFoundError, BoardPose, read_board
+
+    cv2.setNumThreads(1)  # "one core of this machine"
+    known, scratch = _Tally(), _Tally()
+    ms_scratch: list[float] = []
+    ms_known: list[float] = []
+    ms_reference: list[float] = []
+    for index in range(count):
+        scene = random_scene(seed + index, size=size)
+        corners, position = truth_in_reader_convention(scene.truth)
+        image = scene.image
+        occluded = bool(scene.truth.get("occluded"))
+        ms_reference.append(_reference_ms(image))
+        pose = BoardPose({k: tuple(v) for k, v in corners.items()})
+        read_board(image, pose=pose)  # warm the warp-map cache, as the app's second frame would
+        start = time.perf_counter()
+        reading = read_board(image, pose=pose)
+        ms_known.append((time.perf_counter() - start) * 1000)
+        known.add(reading, position, occluded)
+        start = time.perf_counter()
+        try:
+            found = read_board(image)
+        except BoardNotFoundError:
+            found = None
+        ms_scratch.append((time.perf_counter() - start) * 1000)
+        scratch.add(found, position, occluded)
+    out: dict[str, Any] = {"scenes": count, "seed": seed, "size": list(size), "pose": "known (scene truth)"}
+    out.update(known.figures())
+    out.update({
+        "ms_known_pose": statistics.median(ms_known) if ms_known else None,
+        "ms_from_scratch": statistics.median(ms_scratch) if ms_scratch else None,
+        "reference_ms": statistics.median(ms_reference) if ms_reference else None,
+    })
+    out["from_scratch"] = scratch.figures()
+    return out
+
+
+def write_overlay_example(path: str = "docs/read-overlay.png", seed: int = 7, size: tuple[int, int] = (1296, 972)) -> dict[str, Any]:
+    """Render one scene, read it from scratch and save the frame with its overlay (for the README)."""
+    from scenegen import random_scene
+
+    from boardcam.vision import read_board
+    from boardcam.vision.overlay import draw_overlay
+
+    scene = random_scene(seed, size=size, hand=None, mat=None)
+    reading = read_board(scene.image)
+    if not cv2.imwrite(path, draw_overlay(scene.image, reading)):
+        raise OSError(f"cannot write {path}")
+    return {"path": path, "seed": seed, "size": list(size), "structures": len(reading.position_dict["structures"])}
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(bench_vision(int(sys.argv[1]) if len(sys.argv) > 1 else 20), indent=2))

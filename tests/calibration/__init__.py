@@ -1,0 +1,1 @@
+"""Tests of boardcam.calibration and `boardcam calibrate`."""

@@ -1,0 +1,74 @@
+"""Positions for referee tests, made with the engine so they follow the rules."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+from boardcam.engine.aliencity import (
+    ALL_PIECES,
+    LOT_NAMES,
+    Game,
+    Move,
+    Position,
+    random_game,
+)
+
+
+def played_game(seed: int) -> Game:
+    return random_game(random.Random(seed))
+
+
+def positions_of(game: Game) -> list[dict[str, Any]]:
+    """Position JSON after each ply (index 0 = the empty board)."""
+    replay = Game(game.position.tiles, game.rules)
+    out = [replay.position.to_json()]
+    for move in game.moves:
+        replay.push(move)
+        out.append(replay.position.to_json())
+    return out
+
+
+def game_after(game: Game, plies: int) -> Game:
+    replay = Game(game.position.tiles, game.rules)
+    for move in game.moves[:plies]:
+        replay.push(move)
+    return replay
+
+
+def with_structure(position: dict[str, Any], lot: int, kind: str, color: str,
+                   cap: str | None = None) -> dict[str, Any]:
+    doc = copy.deepcopy(position)
+    structure = {"kind": kind, "color": color}
+    if cap:
+        structure["cap"] = cap
+    doc["structures"][LOT_NAMES[lot]] = structure
+    return doc
+
+
+def illegal_build(game: Game, rules: set[int] = {1, 2, 3, 4, 5}) -> Move:
+    """A build by the player to move, from their supply, that breaks a placement rule."""
+    for piece in ALL_PIECES:
+        if game.supply[game.turn][piece] <= 0:
+            continue
+        for lot in range(80):
+            if lot in game.position.structures:
+                continue
+            move = Move(game.turn, lot, piece)
+            found = game.violations(move)
+            if found and {v.rule for v in found} <= rules:
+                return move
+    raise LookupError("no illegal build found")
+
+
+def apply(position: dict[str, Any], move: Move) -> dict[str, Any]:
+    assert move.lot is not None and move.piece is not None
+    doc = with_structure(position, move.lot, move.piece.kind, move.piece.color)
+    if move.cap is not None:
+        doc["structures"][LOT_NAMES[move.cap]]["cap"] = move.player
+    return doc
+
+
+def position(doc: dict[str, Any]) -> Position:
+    return Position.from_json(doc)

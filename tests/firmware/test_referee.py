@@ -1,0 +1,312 @@
+import copy
+
+import pytest
+
+from boardcam.engine.aliencity import LOT_NAMES, Move, Position
+from boardcam.firmware.lights import Beep, ButtonEvent, Light
+from boardcam.firmware.referee import Observation, Phase, Referee
+from boardcam.firmware.screens import ScreenKind
+
+from helpers import apply, game_after, illegal_build, played_game, positions_of, with_structure
+
+
+def seen(doc, confidence=None, **kwargs):
+    return Observation(Position.from_json(doc), confidence or {}, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def game():
+    return played_game(11)
+
+
+@pytest.fixture(scope="module")
+def boards(game):
+    return positions_of(game)
+
+
+def started(boards, plies=0):
+    referee = Referee(confirm_reads=1)
+    referee.observe(seen(boards[0]))
+    referee.press(ButtonEvent.SCORE)
+    for doc in boards[1 : plies + 1]:
+        assert referee.observe(seen(doc)).light is Light.GREEN
+    return referee
+
+
+def test_setup_reads_the_layout_and_waits_for_confirmation(boards):
+    referee = Referee()
+    out = referee.observe(seen(boards[5]))
+    assert out.screen.kind is ScreenKind.SETUP and "Clear the board" in out.screen.lines[0]
+    out = referee.observe(seen(boards[0]))
+    assert out.screen.kind is ScreenKind.CONFIRM and out.light is Light.AMBER
+    assert out.screen.lines[0] == "red 5  blue 5  green 5  black 5"
+    out = referee.press(ButtonEvent.SCORE)
+    assert referee.phase is Phase.PLAYING and out.light is Light.GREEN
+    assert out.records[0]["type"] == "start" and out.records[0]["rules"] == "rulebook"
+    assert len(out.records[0]["tiles"]) == 20
+
+
+def test_the_first_piece_confirms_the_layout_too(boards):
+    referee = Referee()
+    referee.observe(seen(boards[0]))
+    out = referee.observe(seen(boards[1]))
+    assert [r["type"] for r in out.records] == ["start", "move"]
+    assert referee.game.ply == 1
+
+
+def test_a_whole_legal_game_is_judged_and_scored(game, boards):
+    referee = started(boards)
+    types = []
+    for doc in boards[1:]:
+        out = referee.observe(seen(doc))
+        assert out.light is Light.GREEN and out.beep is not Beep.WARNING
+        types += [r["type"] for r in out.records]
+    assert types == ["move"] * game.ply + ["end"]
+    assert referee.phase is Phase.OVER
+    assert out.screen.kind is ScreenKind.FINAL
+    final = out.records[-1]["score"]
+    assert final == game.score().to_json()
+    assert {p.player: p.score for p in out.screen.players} == {
+        "white": final["white"]["total"], "black": final["black"]["total"]}
+    towers = sum(len(final[p]["towers"]) + len(final[p]["bonuses"]) for p in ("white", "black"))
+    assert len(out.screen.towers) == towers
+
+
+def test_an_illegal_move_warns_once_and_clears_when_taken_back(game, boards):
+    referee = started(boards, 6)
+    move = illegal_build(game_after(game, 6))
+    bad = apply(boards[6], move)
+    out = referee.observe(seen(bad))
+    assert out.light is Light.RED and out.beep is Beep.WARNING
+    assert out.screen.kind is ScreenKind.VERDICT and out.screen.lot == LOT_NAMES[move.lot]
+    assert out.screen.lines[0].startswith(f"Rule {out.screen.rule}:")
+    assert out.screen.fix.startswith(f"take the {move.piece.words} off {LOT_NAMES[move.lot]}")
+    assert out.records[0]["type"] == "verdict" and out.records[0]["legal"] is False
+    again = referee.observe(seen(bad))
+    assert again.light is Light.RED and again.beep is None and not again.records
+    back = referee.observe(seen(boards[6]))
+    assert back.light is Light.GREEN and referee.phase is Phase.PLAYING
+    assert back.records[0] == {"type": "verdict", "legal": True,
+                               "cleared": "the board is back to the last legal position"}
+    assert referee.game.ply == 6
+
+
+def test_an_illegal_move_clears_when_a_legal_successor_appears(game, boards):
+    referee = started(boards, 6)
+    referee.observe(seen(apply(boards[6], illegal_build(game_after(game, 6)))))
+    out = referee.observe(seen(boards[7]))
+    assert out.light is Light.GREEN and out.records[0]["type"] == "move"
+    assert referee.game.ply == 7
+
+
+def test_a_long_press_accepts_the_move_as_a_house_ruling(game, boards):
+    referee = started(boards, 6)
+    move = illegal_build(game_after(game, 6))
+    referee.observe(seen(apply(boards[6], move)))
+    out = referee.press(ButtonEvent.ACCEPT)
+    assert out.light is Light.GREEN and referee.game.ply == 7
+    record = out.records[0]
+    assert record["type"] == "override" and record["violations"]
+    assert "house ruling" in out.screen.lines[0]
+
+
+def test_moves_made_while_the_board_was_never_still_are_caught_up(game, boards):
+    referee = started(boards, 4)
+    out = referee.observe(seen(boards[6]))  # two moves, never read in between
+    # some legal order of the two builds (the table cannot tell which came first)
+    assert out.light is Light.GREEN and referee.game.ply == 6
+    assert referee.game.position == game_after(game, 6).position
+    assert [r["caught_up"] for r in out.records] == [True, True]
+    assert out.screen.lines[0].startswith("2 moves at once")
+
+
+def test_a_board_that_is_no_move_cannot_be_accepted(game, boards):
+    referee = started(boards, 4)
+    doc = copy.deepcopy(boards[6])
+    for lot in set(doc["structures"]) - set(boards[4]["structures"]):
+        doc["structures"][lot] = {"kind": "dome", "color": "black"}  # two black domes: never legal
+    doc["structures"][next(iter(boards[4]["structures"]))] = {"kind": "dome", "color": "red"}
+    out = referee.observe(seen(doc))
+    assert out.light is Light.RED and out.screen.title == "Check the board"
+    assert "became a red dome" in out.screen.lines[0]
+    out = referee.press(ButtonEvent.ACCEPT)
+    assert out.light is Light.RED and "no single move" in out.screen.fix
+    assert referee.game.ply == 4
+
+
+def test_an_unsure_reading_looks_again_and_never_warns(game, boards):
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[:5]:
+        referee.observe(seen(doc))
+    move = illegal_build(game_after(game, 4))
+    bad = apply(boards[4], move)
+    name = LOT_NAMES[move.lot]
+    for _ in range(2):
+        out = referee.observe(seen(bad, {name: 0.4}))
+        assert out.light is Light.AMBER and out.look_again and out.beep is None
+        assert out.screen.kind is ScreenKind.LOOKING and out.screen.lot == name
+    out = referee.observe(seen(bad, {name: 0.4}))
+    assert out.light is Light.AMBER and not out.look_again and not out.records
+    referee.board_moved()
+    out = referee.observe(seen(bad, {name: 0.95}))
+    assert out.light is Light.RED
+
+
+def test_low_confidence_on_an_unchanged_lot_does_not_matter(boards):
+    referee = started(boards, 3)
+    some_lot = next(iter(boards[3]["structures"]))
+    out = referee.observe(seen(boards[4], {some_lot: 0.1}))
+    assert out.light is Light.GREEN and referee.game.ply == 4
+
+
+def test_a_confident_second_look_wins_over_an_unsure_first(boards):
+    referee = started(boards, 3)
+    new_lot = next(lot for lot in boards[4]["structures"] if lot not in boards[3]["structures"])
+    wrong = copy.deepcopy(boards[4])
+    wrong["structures"][new_lot]["kind"] = "dome"
+    wrong["structures"][new_lot]["color"] = "black"
+    wrong["structures"][new_lot].pop("cap", None)
+    assert referee.observe(seen(wrong, {new_lot: 0.3})).look_again
+    out = referee.observe(seen(boards[4], {new_lot: 0.9}))
+    assert out.light is Light.GREEN and referee.game.ply == 4
+
+
+def test_a_misread_tile_in_mid_game_is_no_warning(boards):
+    referee = started(boards, 3)
+    doc = copy.deepcopy(boards[4])
+    first = next(iter(doc["tiles"]))
+    doc["tiles"][first]["color"] = "green" if doc["tiles"][first]["color"] != "green" else "red"
+    out = referee.observe(seen(doc))
+    assert out.light is Light.GREEN and referee.game.ply == 4
+
+
+def test_a_cap_on_the_final_turn_is_illegal_then_fixed():
+    game = played_game(1)  # its last mover still holds a cap and there is a tower to claim
+    boards = positions_of(game)
+    last = game.moves[-1]
+    referee = started(boards, game.ply - 1)
+    before = game_after(game, game.ply - 1)
+    if last.cap is None:
+        capped_lot = last.lot if last.piece.kind == "tower" else next(
+            (lot for lot, s in before.position.structures.items()
+             if s.kind == "tower" and s.cap is None), None)
+    else:
+        capped_lot = last.cap
+    assert capped_lot is not None and before.caps_left[last.player] > 0
+    with_cap = apply(boards[game.ply - 1], Move(last.player, last.lot, last.piece, capped_lot))
+    out = referee.observe(seen(with_cap))
+    assert out.light is Light.RED and out.screen.rule == 6
+    assert out.screen.fix == f"take the cap off {LOT_NAMES[capped_lot]}"
+    no_cap = apply(boards[game.ply - 1], Move(last.player, last.lot, last.piece))
+    out = referee.observe(seen(no_cap))
+    assert referee.phase is Phase.OVER and out.records[-1]["type"] == "end"
+
+
+def test_a_final_turn_cap_accepted_as_house_ruling_does_not_score():
+    game = played_game(1)
+    boards = positions_of(game)
+    last = game.moves[-1]
+    referee = started(boards, game.ply - 1)
+    tower = next(lot for lot, s in game_after(game, game.ply - 1).position.structures.items()
+                 if s.kind == "tower" and s.cap is None)
+    referee.observe(seen(apply(boards[game.ply - 1], Move(last.player, last.lot, last.piece, tower))))
+    out = referee.press(ButtonEvent.ACCEPT)
+    assert referee.phase is Phase.OVER
+    assert any("does not score" in line for line in out.screen.lines)
+    assert out.records[0]["type"] == "override" and out.records[-1]["type"] == "end"
+
+
+def test_a_late_cap_joins_the_move_it_follows(game, boards):
+    for ply, move in enumerate(game.moves, 1):
+        if move.cap is not None and ply < game.ply:
+            break
+    else:
+        pytest.skip("no capped move")
+    referee = started(boards, ply - 1)
+    uncapped = apply(boards[ply - 1], Move(move.player, move.lot, move.piece))
+    referee.observe(seen(uncapped))
+    out = referee.observe(seen(boards[ply]))
+    assert out.light is Light.GREEN and out.records[0]["amends"] == ply
+    assert referee.game.moves[-1] == move and referee.game.ply == ply
+
+
+def test_score_button_ends_the_game_and_a_cleared_board_starts_setup(boards):
+    referee = started(boards, 5)
+    out = referee.press(ButtonEvent.SCORE)
+    assert referee.phase is Phase.OVER and out.records[0]["reason"] == "button"
+    assert referee.observe(seen(boards[5])).screen.kind is ScreenKind.FINAL
+    out = referee.observe(seen(boards[0]))
+    assert referee.phase is Phase.SETUP and out.screen.kind is ScreenKind.CONFIRM
+
+
+def test_new_game_in_mid_game_needs_a_second_press(boards):
+    referee = started(boards, 5)
+    out = referee.press(ButtonEvent.NEW)
+    assert referee.phase is Phase.PLAYING and "again" in out.screen.lines[0]
+    out = referee.press(ButtonEvent.NEW)
+    assert referee.phase is Phase.SETUP
+    assert out.records[0]["type"] == "end" and out.records[0]["reason"] == "abandoned"
+
+
+def test_occluded_readings_are_ignored(boards):
+    referee = started(boards, 2)
+    out = referee.observe(seen(boards[6], occluded=True))
+    assert out.light is Light.GREEN and not out.records and referee.game.ply == 2
+
+
+def test_unsure_tiles_during_setup_look_again(boards):
+    referee = Referee()
+    out = referee.observe(seen(boards[0], tile_confidence={}))
+    obs = Observation(Position.from_json(boards[0]), {}, {"C3": 0.2})
+    for _ in range(referee.max_looks):
+        out = referee.observe(obs)
+        assert out.look_again and out.light is Light.AMBER and "C3" in out.screen.lines[0]
+    out = referee.observe(obs)  # still unsure: the players are asked to check that tile
+    assert out.screen.kind is ScreenKind.CONFIRM and not out.look_again
+    assert "Check tile C3" in out.screen.lines and out.screen.lot == "C3"
+    assert referee.press(ButtonEvent.SCORE).records[0]["type"] == "start"
+
+
+def test_resume_continues_a_rebuilt_game(game, boards):
+    referee = Referee()
+    out = referee.resume(game_after(game, 8))
+    assert referee.phase is Phase.PLAYING and out.light is Light.GREEN
+    assert referee.observe(seen(boards[9])).records[0]["ply"] == 9
+
+
+def test_a_dome_placed_without_supply_names_the_player(game, boards):
+    referee = started(boards, 2)
+    mover = referee.game.turn
+    referee.game.supply[mover][next(p for p in referee.game.supply[mover] if p.kind == "dome")] = 0
+    piece = next(p for p, n in referee.game.supply[mover].items() if n == 0)
+    lot = next(l for l in range(80) if l not in referee.game.position.structures)
+    out = referee.observe(seen(with_structure(boards[2], lot, piece.kind, piece.color)))
+    assert out.light is Light.RED and mover in out.screen.lines[0].lower()
+
+
+def test_a_warning_needs_two_readings_of_the_same_wrong_board(game, boards):
+    referee = Referee()
+    referee.observe(seen(boards[0]))
+    referee.press(ButtonEvent.SCORE)
+    for doc in boards[1:7]:
+        referee.observe(seen(doc))
+    bad = apply(boards[6], illegal_build(game_after(game, 6)))
+    first = referee.observe(seen(bad))
+    assert first.light is Light.GREEN and first.look_again and not first.records
+    glitch_gone = referee.observe(seen(boards[6]))  # it was one bad frame
+    assert glitch_gone.light is Light.GREEN and not glitch_gone.records
+    referee.observe(seen(bad))
+    second = referee.observe(seen(bad))
+    assert second.light is Light.RED and second.beep is Beep.WARNING
+
+
+def test_clearing_the_board_in_mid_game_ends_it_and_starts_setup(boards):
+    referee = Referee()
+    referee.observe(seen(boards[0]))
+    for doc in boards[1:6]:
+        referee.observe(seen(doc))
+    first = referee.observe(seen(boards[0]))
+    assert first.look_again and referee.phase is Phase.PLAYING  # sure it is not a glitch?
+    out = referee.observe(seen(boards[0]))
+    assert referee.phase is Phase.SETUP and out.screen.kind is ScreenKind.CONFIRM
+    assert out.records[0]["type"] == "end" and out.records[0]["reason"] == "cleared"

@@ -1,0 +1,42 @@
+"""The vision benchmark's bookkeeping (tiny runs: the real figures come from `boardcam bench vision`)."""
+
+import pytest
+
+from bench_vision import _Tally, bench_vision, truth_in_reader_convention
+
+
+def test_truth_turned_to_the_readers_convention():
+    truth = {
+        "corners_px": {"A1": [10, 10], "H1": [90, 10], "H10": [90, 110], "A10": [10, 110]},  # row 1 at the top
+        "position": {"tiles": {"A1": {"color": "red", "icon": "B2"}}, "structures": {"A1": {"kind": "dome", "color": "red"}}},
+    }
+    corners, position = truth_in_reader_convention(truth)
+    assert corners["A1"] == [90, 110]
+    assert position["tiles"] == {"G9": {"color": "red", "icon": "G9"}}
+    assert position["structures"] == {"H10": {"kind": "dome", "color": "red"}}
+
+
+def test_tally_counts_confident_mistakes_and_missing_boards():
+    class FakeReading:
+        occluded = False
+        position_dict = {"tiles": {"A1": {"color": "red", "icon": "A1"}}, "structures": {"B1": {"kind": "dome", "color": "red"}}}
+        lot_confidence = {"B1": 0.95}
+
+    tally = _Tally()
+    truth = {"tiles": {"A1": {"color": "red", "icon": "A1"}}, "structures": {}}
+    tally.add(FakeReading(), truth, occluded=False)
+    tally.add(None, truth, occluded=False)
+    tally.add(None, truth, occluded=True)
+    figures = tally.figures()
+    assert figures["lot_accuracy"] == pytest.approx(79 / 160)
+    assert figures["confident_wrong"] == pytest.approx(1 / 160)
+    assert figures["board_not_found"] == 1 and figures["occluded_frames"] == 1 and figures["occluded_flagged"] == 0
+
+
+def test_bench_reports_known_pose_and_from_scratch_figures():
+    out = bench_vision(count=1, seed=5, size=(640, 480))
+    for key in ("lot_accuracy", "tile_accuracy", "board_exact", "confident_wrong", "occluded_flagged",
+                "ms_known_pose", "ms_from_scratch", "reference_ms"):
+        assert key in out
+    assert set(out["from_scratch"]) >= {"lot_accuracy", "tile_accuracy", "board_not_found"}
+    assert 0.0 <= out["lot_accuracy"] <= 1.0

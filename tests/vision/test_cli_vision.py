@@ -1,0 +1,48 @@
+import json
+
+import cv2
+import numpy as np
+
+from boardcam.firmware.cli import main
+
+
+def test_read_prints_position_and_writes_overlay(make_scene, tmp_path, capsys):
+    sc = make_scene({"C3": {"kind": "tower", "color": "red", "cap": "white"}}, edition="D", table="plain")
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), sc.image)
+    overlay = tmp_path / "overlay.png"
+    assert main(["read", str(frame), "--overlay", str(overlay)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["game"] == "alien-city" and "confidence" in doc and "timing_ms" in doc
+    drawn = cv2.imread(str(overlay))
+    assert drawn.shape == sc.image.shape and not np.array_equal(drawn, sc.image)
+
+
+def test_read_errors_are_one_line_and_exit_2(tmp_path, capsys):
+    assert main(["read", str(tmp_path / "missing.png")]) == 2
+    junk = tmp_path / "junk.png"
+    junk.write_bytes(b"not a picture")
+    assert main(["read", str(junk)]) == 2
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 128, np.uint8))
+    assert main(["read", str(blank)]) == 2
+    bad_cal = tmp_path / "cal.json"
+    bad_cal.write_text("{ not json")
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), np.full((480, 640, 3), 128, np.uint8))
+    assert main(["read", str(frame), "--calibration", str(bad_cal)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 4 and all(line.startswith("boardcam: error:") for line in err)
+
+
+def test_read_against_an_empty_frame(make_scene, tmp_path, capsys):
+    pieces = {"C3": {"kind": "tower", "color": "red", "cap": "white"}, "F8": {"kind": "dome", "color": "blue"}}
+    empty, full = make_scene({}, edition="B", table="plain"), make_scene(pieces, edition="B", table="plain")
+    cv2.imwrite(str(tmp_path / "empty.png"), empty.image)
+    cv2.imwrite(str(tmp_path / "full.png"), full.image)
+    assert main(["read", str(tmp_path / "full.png"), "--empty", str(tmp_path / "empty.png")]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["tiles"]) == 20 and len(doc["confidence"]["lots"]) == 80
+    cv2.imwrite(str(tmp_path / "small.png"), cv2.resize(empty.image, (320, 240)))
+    assert main(["read", str(tmp_path / "full.png"), "--empty", str(tmp_path / "small.png")]) == 2
+    assert capsys.readouterr().err.startswith("boardcam: error: --empty")

@@ -1,0 +1,139 @@
+"""Markerless board finding on generated scenes, including the hard cases it was built for."""
+
+import numpy as np
+import pytest
+
+from bench_vision import truth_in_reader_convention
+from boardcam.vision.errors import BoardNotFoundError
+from boardcam.vision.find_board import (
+    board_homography,
+    find_board,
+    locate,
+    orient,
+    refine_tiles,
+    symmetric_peak,
+    tile_key,
+)
+from boardcam.vision.geometry import undistort_points
+from boardcam.vision.models import CameraIntrinsics
+
+
+def corner_error(pose, corners):
+    return max(np.hypot(*(np.array(pose.corners_px[k]) - corners[k])) for k in corners)
+
+
+def lot_px(corners):
+    c = np.array([corners[k] for k in ("A1", "H1", "H10", "A10")], float)
+    return (np.linalg.norm(c[1] - c[0]) / 8 + np.linalg.norm(c[3] - c[0]) / 10) / 2
+
+
+STRUCTURES = {"C3": {"kind": "tower", "color": "red", "cap": "white"}, "F8": {"kind": "dome", "color": "blue"}}
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"edition": "A", "yaw_deg": 30.0, "tilt_deg": 8.0},
+        {"edition": "D", "yaw_deg": 200.0, "table": "cloth", "tile_mm": 52.0},
+        {"edition": "C", "yaw_deg": 95.0, "tilt_deg": 12.0, "tilt_azimuth_deg": 60.0},
+        # bordered tiles: the outline is the tile's cut edge, not its printed band
+        {"edition": "B", "yaw_deg": 290.0, "tilt_deg": 10.0, "table_bgr": (150, 160, 170)},
+        # black tiles on a dark table: colour alone hardly separates them
+        {"edition": "A", "yaw_deg": 10.0, "table": "plain", "table_bgr": (35, 45, 60)},
+    ],
+)
+def test_finds_generated_board_within_an_eighth_of_a_lot(make_scene, overrides):
+    sc = make_scene(STRUCTURES, **overrides)
+    corners, _ = truth_in_reader_convention(sc.truth)
+    pose = find_board(sc.image)
+    assert corner_error(pose, corners) < lot_px(corners) / 8
+
+
+def test_tiles_on_a_printed_mat_are_found_inside_it(make_scene):
+    from scenegen import Mat
+
+    sc = make_scene(STRUCTURES, edition="C", yaw_deg=20.0, mat=Mat(marker_mm=30.0, margin_mm=8.0))
+    corners, _ = truth_in_reader_convention(sc.truth)
+    pose = find_board(sc.image)  # markerless: the mat's markers are not used here
+    assert corner_error(pose, corners) < lot_px(corners) / 8
+
+
+def test_a_hand_over_the_middle_does_not_move_the_corners(make_scene):
+    from scenegen import Hand
+
+    hand = Hand(target_mm=(20.0, 30.0), angle_deg=250.0, height_mm=120.0)
+    sc = make_scene(STRUCTURES, edition="A", yaw_deg=15.0, hand=hand)
+    corners, _ = truth_in_reader_convention(sc.truth)
+    pose = find_board(sc.image)
+    assert corner_error(pose, corners) < lot_px(corners) / 4
+
+
+def test_with_intrinsics_the_pose_is_in_undistorted_pixels(make_scene):
+    sc = make_scene(STRUCTURES, edition="D", yaw_deg=40.0, k1=-0.05)
+    camera = sc.truth["camera"]
+    intrinsics = CameraIntrinsics.from_json({k: camera[k] for k in ("camera_matrix", "dist_coeffs", "image_size")})
+    corners, _ = truth_in_reader_convention(sc.truth)
+    size = (sc.image.shape[1], sc.image.shape[0])
+    undistorted = {k: undistort_points(np.array([v], float), intrinsics, size)[0] for k, v in corners.items()}
+    pose = find_board(sc.image, intrinsics)
+    assert corner_error(pose, undistorted) < lot_px(undistorted) / 8
+
+
+def test_refined_tiles_follow_each_tiles_own_shift(make_scene):
+    sc = make_scene(STRUCTURES, edition="A", yaw_deg=25.0, tile_shift_mm=2.0, tile_twist_deg=1.5, tile_mm=60.0)
+    corners, position = truth_in_reader_convention(sc.truth)
+    flipped = position is not sc.truth["position"]
+    fit = locate(sc.image)
+    quads = refine_tiles(sc.image, fit.pose)
+    assert set(quads) == {tile_key(c, r) for c in range(4) for r in range(5)}
+    truth_centres = sc.truth["tile_centers_px"]
+    grid = board_homography(fit.pose)
+    refined_err, grid_err = [], []
+    for key, quad in quads.items():
+        col, row = "ABCDEFGH".index(key[0]) // 2, (int(key[1:]) - 1) // 2
+        truth_key = tile_key(3 - col, 4 - row) if flipped else key
+        truth = np.array(truth_centres[truth_key])
+        refined_err.append(np.linalg.norm(quad.mean(axis=0) - truth))
+        nominal = grid @ np.array([col + 0.5, row + 0.5, 1.0])
+        grid_err.append(np.linalg.norm(nominal[:2] / nominal[2] - truth))
+    # tiles lie up to 2 mm off the common grid; their own quads find them
+    assert np.median(refined_err) < np.median(grid_err)
+    assert np.max(refined_err) < lot_px(corners) / 8
+    # locate() reports the same quads
+    assert np.allclose(fit.tile_quads_px["A1"], quads["A1"], atol=1.0)
+
+
+def test_blank_and_tiny_frames_have_no_board():
+    with pytest.raises(BoardNotFoundError):
+        find_board(np.full((480, 640, 3), 90, np.uint8))
+    with pytest.raises(BoardNotFoundError):
+        find_board(np.zeros((20, 20, 3), np.uint8))
+    noise = np.random.default_rng(0).integers(0, 255, (480, 640, 3), dtype=np.uint8)
+    with pytest.raises(BoardNotFoundError):
+        find_board(noise)
+
+
+def test_a_lone_coloured_rectangle_is_not_a_tile_array():
+    frame = np.full((480, 640, 3), (60, 90, 120), np.uint8)
+    frame[140:340, 220:420] = (40, 40, 200)  # a red card: right size, no tile seams, square
+    with pytest.raises(BoardNotFoundError):
+        find_board(frame)
+
+
+def test_seam_centre_is_the_centre_of_symmetry_not_the_strongest_edge():
+    profile = np.zeros(41)
+    profile[20] = 1.0  # the gap
+    profile[16] = profile[24] = 3.0  # a printed band's inner edge on each tile, stronger
+    profile[14] = 0.5  # clutter on one side
+    centre, _ = symmetric_peak(profile, 6)
+    assert centre == pytest.approx(20.0, abs=0.3)
+
+
+def test_orient_puts_row_one_at_the_lower_short_edge():
+    # a 4-wide, 5-tall array upright in the image: A1 bottom-left
+    window = np.array([[100.0, 100.0], [500.0, 100.0], [500.0, 600.0], [100.0, 600.0]])  # first edge 4 tiles
+    a1, h1, h10, a10 = orient(window, 4)
+    assert tuple(a1) == (100.0, 600.0) and tuple(h1) == (500.0, 600.0) and tuple(a10) == (100.0, 100.0)
+    # same corners listed from a 5-tile edge
+    a1b, *_ = orient(np.roll(window, 1, axis=0)[[0, 1, 2, 3]], 5)
+    assert tuple(a1b) == (100.0, 600.0)

@@ -1,0 +1,83 @@
+import numpy as np
+
+from boardcam.vision.lots import (
+    expected_from_frame,
+    lot_features,
+    FEATURE_NAMES,
+    ray_lengths,
+    relight,
+    rule_colour_probabilities,
+)
+from boardcam.vision.occlusion import board_layout
+from boardcam.vision.tiles import GUILDS, TILE_LOT_IDS, TILE_OF_LOT
+
+
+def name_of(lab) -> str:
+    return GUILDS[int(rule_colour_probabilities(np.array([lab], float), 5.0, 95.0)[0].argmax())]
+
+
+def test_structure_colours_by_hue_and_relative_darkness():
+    assert name_of((45, 60, 45)) == "red"
+    assert name_of((55, -50, 40)) == "green"
+    assert name_of((35, 15, -55)) == "blue"
+    assert name_of((9, 1, -2)) == "black"
+    # a dark blue is still blue, not black
+    assert name_of((28, 12, -40)) == "blue"
+
+
+def _board_with(shape: str, lot: int, s: int = 24) -> np.ndarray:
+    changed = np.zeros((80, s, s), np.uint8)
+    yy, xx = np.mgrid[0:s, 0:s]
+    if shape == "disc":
+        changed[lot] = np.hypot(xx + 0.5 - s / 2, yy + 0.5 - s / 2) < 0.4 * s
+    else:  # a square turned by 30°, as a tower base may be
+        u = (xx + 0.5 - s / 2) * np.cos(0.5) + (yy + 0.5 - s / 2) * np.sin(0.5)
+        v = -(xx + 0.5 - s / 2) * np.sin(0.5) + (yy + 0.5 - s / 2) * np.cos(0.5)
+        changed[lot] = (np.abs(u) < 0.4 * s) & (np.abs(v) < 0.4 * s)
+    return board_layout(changed)
+
+
+def test_rays_tell_a_round_dome_from_a_square_base():
+    disc, theta = ray_lengths(_board_with("disc", 27), 24)
+    square, _ = ray_lengths(_board_with("square", 27), 24)
+    four = lambda rays: np.abs((rays * np.exp(4j * theta)).sum()) / rays.sum()
+    assert disc[27].std() < 0.05 and four(disc[27]) < 0.1
+    assert four(square[27]) > 4 * four(disc[27]) and square[27].std() > 2 * disc[27].std()
+    assert np.all(disc[[26, 28, 19, 35]] == 0)  # nothing reaches the neighbours
+
+
+def test_icon_template_follows_the_icon_whatever_its_turn():
+    rng = np.random.default_rng(2)
+    canon = 50 + rng.normal(0, 1, (80, 24, 24, 3)).astype(np.float32)
+    icon = np.zeros((24, 24, 3), np.float32)
+    icon[4:10, 4:20, 0] = 30.0  # an L-shaped mark: its turn matters
+    icon[4:20, 4:10, 0] = 30.0
+    icons = TILE_LOT_IDS[:, 0]
+    for k, lot in enumerate(icons):
+        canon[lot] += np.rot90(icon, k % 4)
+    guild = np.zeros(80, int)
+    expected = expected_from_frame(canon, guild, icons)
+    err_icon = np.abs(expected[icons] - canon[icons]).mean()
+    err_plain = np.abs(expected[TILE_LOT_IDS[:, 1]] - canon[TILE_LOT_IDS[:, 1]]).mean()
+    assert err_icon < 2.0 and err_plain < 2.0
+
+
+def test_relight_follows_a_lamp_falling_off_across_the_board():
+    rng = np.random.default_rng(3)
+    flat = 40 + rng.normal(0, 1, (80, 24, 24, 3)).astype(np.float32)
+    flat[..., 1:] = 0.0
+    light = np.linspace(0.7, 1.3, 20)[TILE_OF_LOT]
+    seen = flat * light[:, None, None, None]
+    fixed = relight(flat, seen)
+    assert np.abs(fixed - seen).mean() < 0.1 * np.abs(flat - seen).mean()
+
+
+def test_features_see_a_piece_and_not_an_empty_lot():
+    rng = np.random.default_rng(5)
+    expected = 50 + rng.normal(0, 1, (80, 24, 24, 3)).astype(np.float32)
+    seen = expected + rng.normal(0, 1, expected.shape).astype(np.float32)
+    seen[40, 6:18, 6:18] = (20.0, 40.0, 30.0)  # a red dome
+    feats = lot_features(seen, expected, np.array([2.0, 2.5, 8.0]), 0.7)
+    assert feats.shape == (80, len(FEATURE_NAMES))
+    centre = FEATURE_NAMES.index("f_centre")
+    assert feats[40, centre] > 0.5 and np.delete(feats[:, centre], 40).max() < 0.1

@@ -1,0 +1,52 @@
+import cv2
+import numpy as np
+import pytest
+
+from boardcam.vision.mat import MatSpec, find_mat
+
+
+def render_mat(spec: MatSpec, px_per_mm: float, turn: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """A top-down picture of the mat's markers (row 10 at the top), turned by turn*90°."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    pad = spec.marker_mm + spec.margin_mm + 10
+    w_mm, h_mm = spec.area_mm
+    width, height = int((w_mm + 2 * pad) * px_per_mm), int((h_mm + 2 * pad) * px_per_mm)
+    image = np.full((height, width), 255, np.uint8)
+
+    def to_px(pt: np.ndarray) -> np.ndarray:
+        return np.array([(pt[0] + pad) * px_per_mm, (h_mm + pad - pt[1]) * px_per_mm])
+
+    side = int(round(spec.marker_mm * px_per_mm))
+    for marker_id, quad in spec.marker_corners_mm().items():
+        top_left = to_px(quad[0]).round().astype(int)
+        marker = cv2.aruco.generateImageMarker(dictionary, marker_id, side)
+        image[top_left[1] : top_left[1] + side, top_left[0] : top_left[0] + side] = marker
+    corners = {name: to_px(p) for name, p in zip(("A1", "H1", "H10", "A10"), spec.tile_area_corners_mm())}
+    for _ in range(turn):
+        h = image.shape[0]
+        image = np.ascontiguousarray(np.rot90(image))  # counter-clockwise: (x, y) -> (y, w-1-x)
+        corners = {k: np.array([v[1], image.shape[0] - 1 - v[0]]) for k, v in corners.items()}
+    return image, corners
+
+
+@pytest.mark.parametrize("turn", [0, 1, 2])
+def test_find_mat_recovers_corners_and_orientation(turn):
+    spec = MatSpec()
+    image, truth = render_mat(spec, 2.0, turn)
+    pose = find_mat(image, spec)
+    assert pose is not None
+    for name, point in truth.items():
+        assert np.hypot(*(np.array(pose.corners_px[name]) - point)) < 3.0
+
+
+def test_find_mat_without_markers_is_none():
+    assert find_mat(np.full((300, 400), 200, np.uint8)) is None
+
+
+def test_marker_layout_lies_outside_the_tile_area():
+    spec = MatSpec()
+    w, h = spec.area_mm
+    for quad in spec.marker_corners_mm().values():
+        inside = (quad[:, 0] > 0) & (quad[:, 0] < w) & (quad[:, 1] > 0) & (quad[:, 1] < h)
+        assert not inside.any()
+    assert MatSpec.from_json(spec.to_json()) == spec

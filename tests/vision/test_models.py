@@ -1,0 +1,74 @@
+import pytest
+
+from boardcam.engine.errors import FormatError
+from boardcam.vision.models import Appearance, BoardPose, CameraIntrinsics, ColourStats
+
+K = [[1000.0, 0.0, 820.0], [0.0, 1000.0, 616.0], [0.0, 0.0, 1.0]]
+
+
+def test_intrinsics_round_trip_and_scaling():
+    intr = CameraIntrinsics.from_json({"camera_matrix": K, "dist_coeffs": [-0.02, 0, 0, 0, 0], "image_size": [1640, 1232]})
+    assert CameraIntrinsics.from_json(intr.to_json()) == intr
+    half = intr.scaled_to((820, 616))
+    assert half.camera_matrix[0][0] == pytest.approx(500.0)
+    assert half.camera_matrix[1][2] == pytest.approx(308.0)
+
+
+def test_intrinsics_accepts_opencv_nested_coefficients():
+    intr = CameraIntrinsics.from_json({"camera_matrix": K, "dist_coeffs": [[-0.1, 0.01, 0, 0, 0]], "image_size": [10, 10]})
+    assert intr.dist_coeffs[0] == -0.1
+
+
+@pytest.mark.parametrize(
+    "data, field",
+    [
+        ({"camera_matrix": [[1, 0], [0, 1]], "dist_coeffs": [0] * 5, "image_size": [1, 1]}, "camera_matrix"),
+        ({"camera_matrix": K, "dist_coeffs": [0] * 3, "image_size": [1, 1]}, "dist_coeffs"),
+        ({"camera_matrix": K, "dist_coeffs": [0] * 5, "image_size": [0, 1]}, "image_size"),
+        ({"camera_matrix": K, "dist_coeffs": [0] * 5}, "image_size"),
+    ],
+)
+def test_intrinsics_errors_name_the_field(data, field):
+    with pytest.raises(FormatError, match=field):
+        CameraIntrinsics.from_json(data)
+
+
+def test_pose_round_trip_and_missing_corner():
+    pose = BoardPose.from_points([(1, 2), (3, 4), (5, 6), (7, 8)])
+    assert BoardPose.from_json(pose.to_json()).ordered() == pose.ordered()
+    with pytest.raises(FormatError, match="H10"):
+        BoardPose.from_json({"corners_px": {"A1": [0, 0], "H1": [1, 0], "A10": [0, 1]}})
+    with pytest.raises(FormatError, match="A1"):
+        BoardPose.from_json({"corners_px": {"A1": [0, "x"], "H1": [1, 0], "H10": [1, 1], "A10": [0, 1]}})
+
+
+def test_appearance_round_trip_and_bounds():
+    stats = ColourStats((50.0, 40.0, 30.0), ((4.0, 0, 0), (0, 4.0, 0), (0, 0, 4.0)), 10)
+    app = Appearance(tile_mm=60.0, colours={"structure:red": stats}, white_balance=(1.1, 1.0, 0.9))
+    again = Appearance.from_json(app.to_json())
+    assert again.tile_mm == 60.0 and again.colours["structure:red"] == stats and again.white_balance == (1.1, 1.0, 0.9)
+    with pytest.raises(FormatError, match="tile_mm"):
+        Appearance.from_json({"tile_mm": 5})
+    with pytest.raises(FormatError, match="white_balance"):
+        Appearance.from_json({"white_balance": [1, 2]})
+
+
+def test_empty_board_reference_round_trip_and_errors():
+    import numpy as np
+
+    from boardcam.vision.models import EmptyBoardReference
+
+    tiles = {f"{c}{r}": {"color": "red", "icon": f"{c}{r}"} for r in (1, 3, 5, 7, 9) for c in "ACEG"}
+    lab = np.random.default_rng(0).normal(50, 10, (80, 2, 2, 3)).round(1)
+    ref = EmptyBoardReference(2, lab, tiles)
+    again = EmptyBoardReference.from_json(ref.to_json())
+    assert np.allclose(again.lab, ref.lab) and again.tiles == tiles
+    assert again.lots_at(6).shape == (80, 6, 6, 3)
+    assert again.tile_readings()["C3"].icon_lot == 18
+    app = Appearance.from_json(Appearance(reference=ref).to_json())
+    assert app.reference is not None and np.allclose(app.reference.lab, ref.lab)
+    assert Appearance.from_json({"tile_mm": 60}).reference is None
+    with pytest.raises(FormatError, match="reference.lab"):
+        EmptyBoardReference.from_json({"lot_px": 2, "lab": [[1.0] * 5] * 80, "tiles": tiles})
+    with pytest.raises(FormatError, match="reference.tiles.A1.color"):
+        EmptyBoardReference.from_json(dict(ref.to_json(), tiles=dict(tiles, A1={"color": "pink", "icon": "A1"})))

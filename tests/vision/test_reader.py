@@ -1,0 +1,109 @@
+import numpy as np
+import pytest
+
+from bench_vision import truth_in_reader_convention
+from boardcam.vision import BoardNotFoundError, BoardPose, read_board
+from boardcam.vision import reader as reader_module
+
+from .conftest import scene
+
+PIECES = {"C3": {"kind": "tower", "color": "red", "cap": "white"}, "F8": {"kind": "dome", "color": "blue"}}
+
+
+def test_reading_has_every_lot_tile_and_timing(make_scene):
+    sc = make_scene(PIECES, edition="D", table="plain")
+    reading = read_board(sc.image)
+    doc = reading.to_json()
+    assert doc["game"] == "alien-city" and len(doc["tiles"]) == 20
+    assert len(doc["confidence"]["lots"]) == 80 and len(doc["confidence"]["tiles"]) == 20
+    assert all(0.0 <= v <= 1.0 for v in doc["confidence"]["lots"].values())
+    assert set(doc["board"]["corners_px"]) == {"A1", "H1", "H10", "A10"}
+    assert isinstance(doc["occluded"], bool)
+    assert {"find", "warp", "colour", "tiles", "lots", "occlusion", "total"} <= set(doc["timing_ms"])
+    corners, _ = truth_in_reader_convention(sc.truth)
+    for name, point in corners.items():
+        assert np.hypot(*(np.array(doc["board"]["corners_px"][name]) - point)) < 6.0
+    assert reading.position.to_json()["tiles"] == doc["tiles"]  # the engine accepts it
+
+
+def test_known_pose_does_not_search(make_scene, monkeypatch):
+    sc = make_scene(PIECES, edition="D", table="plain")
+    corners, _ = truth_in_reader_convention(sc.truth)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("searched for the board although the pose was given")
+
+    monkeypatch.setattr(reader_module, "locate_board", no_search)
+    reading = read_board(sc.image, pose=BoardPose({k: tuple(v) for k, v in corners.items()}))
+    assert "find" not in reading.timing_ms
+    assert reading.pose.ordered() == BoardPose({k: tuple(v) for k, v in corners.items()}).ordered()
+
+
+def test_not_an_image_or_no_board():
+    with pytest.raises(BoardNotFoundError):
+        read_board(np.zeros((100, 100), np.uint8))
+    with pytest.raises(BoardNotFoundError):
+        read_board(np.full((480, 640, 3), 120, np.uint8))
+
+
+def _truth_pose(sc):
+    corners, position = truth_in_reader_convention(sc.truth)
+    return BoardPose({k: tuple(v) for k, v in corners.items()}), position
+
+
+def test_hard_cases_read_at_a_known_pose():
+    """Black dome on black tile, black cap on blue tower, white caps under warm light: 95 % of lots right."""
+    from scenegen import hard_case_scene
+
+    from bench_vision import _normal_structure
+
+    wrong = 0
+    for case in ("black_dome_on_black_tile", "black_cap_on_blue_tower", "white_cap_warm_light"):
+        sc = hard_case_scene(case, seed=1, size=(820, 616))
+        pose, position = _truth_pose(sc)
+        got = read_board(sc.image, pose=pose).position_dict["structures"]
+        wanted = position["structures"]
+        wrong += sum(_normal_structure(got.get(lot)) != _normal_structure(wanted.get(lot)) for lot in set(got) | set(wanted))
+    assert wrong <= 12
+
+
+def test_a_hand_over_the_board_is_flagged():
+    from scenegen import hard_case_scene
+
+    sc = hard_case_scene("hand", seed=2, size=(820, 616))
+    pose, _ = _truth_pose(sc)
+    reading = read_board(sc.image, pose=pose)
+    assert sc.truth["occluded"] and reading.occluded and reading.occluded_lots
+    assert all(reading.lot_confidence[name] == 0.0 for name in reading.occluded_lots)
+
+
+def test_empty_board_reference_reads_the_later_frame():
+    from boardcam.vision import empty_board_reference
+
+    empty = scene({}, edition="C", table="wood")
+    full = scene(PIECES, edition="C", table="wood")
+    pose, position = _truth_pose(full)
+    reference = empty_board_reference(empty.image, pose)
+    assert reference.tiles == position["tiles"]
+    reading = read_board(full.image, pose=pose, reference=reference)
+    assert reading.position_dict["tiles"] == position["tiles"]
+    assert reading.position_dict["structures"] == position["structures"]
+
+
+def test_confidence_is_high_where_right_on_random_scenes():
+    from scenegen import random_scene
+
+    from bench_vision import _normal_structure
+
+    right = sure_wrong = total = 0
+    for seed in (71, 72, 73):
+        sc = random_scene(seed, size=(820, 616), hand=None)
+        pose, position = _truth_pose(sc)
+        reading = read_board(sc.image, pose=pose)
+        for name, conf in reading.lot_confidence.items():
+            ok = _normal_structure(position["structures"].get(name)) == _normal_structure(
+                reading.position_dict["structures"].get(name))
+            right += ok
+            sure_wrong += (not ok) and conf >= 0.9
+            total += 1
+    assert right / total >= 0.95 and sure_wrong <= 2

@@ -1,0 +1,109 @@
+import numpy as np
+
+from bench_vision import truth_in_reader_convention
+from boardcam.vision import BoardPose, read_board
+from boardcam.vision.colour import board_gains, to_lab
+from boardcam.vision.tiles import (
+    TILE_KEYS,
+    TILE_LOT_IDS,
+    canonical,
+    lot_grid,
+    lot_patches,
+    radial_profiles,
+    read_icon_lots,
+    read_tile_colours,
+    tile_lots,
+)
+
+GUILD_BGR = {"red": (45, 45, 195), "blue": (175, 95, 35), "green": (50, 150, 40), "black": (40, 40, 40)}
+
+
+def drawn_board(colours: list[str], tile_px: int = 48, pieces: dict[int, tuple[int, int, int]] | None = None) -> np.ndarray:
+    """Top-down board image, tile faces in guild colours, a light icon square on one lot, optional pieces."""
+    img = np.zeros((5 * tile_px, 4 * tile_px, 3), np.uint8)
+    for i, colour in enumerate(colours):
+        tc, tr = i % 4, i // 4
+        y0, x0 = (4 - tr) * tile_px, tc * tile_px
+        img[y0 : y0 + tile_px, x0 : x0 + tile_px] = GUILD_BGR[colour]
+        img[y0 + 6 : y0 + 18, x0 + 6 : x0 + 18] = (220, 220, 220)
+    s = tile_px // 2
+    for lot, bgr in (pieces or {}).items():
+        col, row = lot % 8, lot // 8
+        y0, x0 = (9 - row) * s, col * s
+        img[y0 + 5 : y0 + s - 5, x0 + 5 : x0 + s - 5] = bgr
+    return img
+
+
+def test_tile_colours_under_a_warm_cast_with_coloured_pieces_on_black_tiles():
+    colours = [c for c in ("red", "blue", "green", "black") for _ in range(5)]
+    np.random.default_rng(1).shuffle(colours)
+    black_tiles = [i for i, c in enumerate(colours) if c == "black"]
+    # a red and a green tower on two lots of every black tile: pieces must not recolour the tile
+    pieces = {}
+    for t in black_tiles:
+        pieces[int(TILE_LOT_IDS[t][1])] = GUILD_BGR["red"]
+        pieces[int(TILE_LOT_IDS[t][3])] = GUILD_BGR["green"]
+    warm = drawn_board(colours, pieces=pieces).astype(np.float32) * np.array([0.6, 0.85, 1.15])
+    board = np.clip(warm, 0, 255).astype(np.uint8)
+    lab = to_lab(board, board_gains(board))
+    read = read_tile_colours(lab, 48)
+    assert [read[k][0] for k in TILE_KEYS] == colours
+
+
+def test_canonical_patches_align_the_tile_centre_and_turn_back():
+    lab = np.zeros((5 * 48, 4 * 48, 3), np.float32)
+    for tr in range(5):
+        for tc in range(4):
+            y, x = (4 - tr) * 48 + 24, tc * 48 + 24
+            lab[y - 2 : y + 2, x - 2 : x + 2] = 100.0
+    patches = lot_patches(lab, 48)
+    assert patches.shape == (80, 24, 24, 3)
+    for lot in tile_lots(1, 2):
+        assert patches[lot, -1, -1, 0] == 100.0 and patches[lot, 0, 0, 0] == 0.0
+    assert np.array_equal(canonical(patches, inverse=True), lot_grid(lab, 24))
+
+
+def test_radial_profiles_ignore_rotation():
+    patch = np.random.default_rng(0).random((1, 24, 24, 3)).astype(np.float32)
+    turned = np.rot90(patch, 1, axes=(1, 2)).copy()
+    assert np.allclose(radial_profiles(patch), radial_profiles(turned), atol=1e-4)
+
+
+def _icon_board(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Canonical lots: plain noise, one ring icon per tile (turned at random), returns (patches, icon lot ids)."""
+    s = 24
+    patches = 50 + rng.normal(0, 1.5, (80, s, s, 3)).astype(np.float32)
+    yy, xx = np.mgrid[0:s, 0:s]
+    r = np.hypot(xx + 0.5 - s / 2, yy + 0.5 - s / 2)
+    icon = np.zeros((s, s, 3), np.float32)
+    icon[(r > 5) & (r < 8)] = (40.0, 10.0, 10.0)
+    icon[:, :4] += 5.0  # not symmetric: turns matter
+    icons = np.array([TILE_LOT_IDS[t][rng.integers(4)] for t in range(20)])
+    for lot in icons:
+        patches[lot] += np.rot90(icon, rng.integers(4))
+    return patches, icons
+
+
+def test_icon_is_the_consistent_odd_lot_not_a_piece():
+    rng = np.random.default_rng(4)
+    patches, icons = _icon_board(rng)
+    occupied = np.zeros(80)
+    # a dark "dome" on a non-icon lot of every tile: odder than the icon, but a piece
+    for t in range(20):
+        lot = next(int(v) for v in TILE_LOT_IDS[t] if v not in icons)
+        patches[lot, 6:18, 6:18] = (15.0, 0.0, 0.0)
+        occupied[lot] = 0.95
+    colours = {k: ("red", "blue", "green", "black")[i % 4] for i, k in enumerate(TILE_KEYS)}
+    read = read_icon_lots(patches, colours, occupied)
+    assert [read[k][0] for k in TILE_KEYS] == [int(v) for v in icons]
+    assert all(conf > 0.5 for _, conf in read.values())
+
+
+def test_tiles_of_a_generated_scene_with_pieces(make_scene):
+    structures = {"C3": {"kind": "tower", "color": "red", "cap": "white"}, "F8": {"kind": "dome", "color": "blue"},
+                  "B1": {"kind": "dome", "color": "red"}}
+    for edition in ("A", "B"):
+        sc = make_scene(structures, edition=edition, table="plain")
+        corners, position = truth_in_reader_convention(sc.truth)
+        reading = read_board(sc.image, pose=BoardPose({k: tuple(v) for k, v in corners.items()}))
+        assert reading.position_dict["tiles"] == position["tiles"], edition

@@ -1,0 +1,119 @@
+"""Colour constancy and colour names, shared by the tile and lot readers.
+
+A 2700 K lamp turns a white cap orange and a blue tower grey.  Instead of
+thresholds fitted to one light, every frame is first white balanced with the
+shades-of-grey estimate (Finlayson & Trezzi 2004: the illuminant is the
+Minkowski p-norm mean of the scene, p = 6), then colours are named in CIE Lab
+by *hue angle* for the guild colours and by lightness relative to the board's
+own range for black and white.  Those are relative measures: they hold for a
+dim or bright frame, glossy or matte plastic, any tile edition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import cv2
+import numpy as np
+
+from boardcam.vision.models import ColourStats
+
+GUILD_COLOURS = ("red", "blue", "green", "black")
+STRUCTURE_COLOURS = ("red", "blue", "green", "black")
+CAP_COLOURS = ("white", "black")
+
+#: hue angle (degrees, Lab a*b* plane) of each guild colour in print or plastic
+HUE_DEG = {"red": 35.0, "green": 140.0, "blue": 280.0}
+
+#: chroma (Lab units) below which a colour counts as grey / black / white
+NEUTRAL_CHROMA = 14.0
+
+
+def shades_of_grey_gains(bgr: np.ndarray, mask: np.ndarray | None = None, p: float = 6.0) -> np.ndarray:
+    """BGR gains that make the scene's illuminant estimate neutral.
+
+    Clipped to 0.4–2.5: beyond that the estimate is more likely a wrong
+    guess than a real lamp.
+    """
+    pixels = bgr.reshape(-1, 3)
+    if mask is not None:
+        pixels = pixels[mask.reshape(-1) > 0]
+    pixels = pixels[:: max(1, len(pixels) // 12000)].astype(np.float32)  # a sample is plenty for a mean
+    if len(pixels) == 0:
+        return np.ones(3)
+    pixels = pixels[pixels.max(axis=1) < 250]  # clipped highlights lie about the colour
+    if len(pixels) == 0:
+        return np.ones(3)
+    norm = (np.mean((pixels / 255.0) ** p, axis=0) ** (1.0 / p)).astype(np.float64)
+    norm = np.maximum(norm, 1e-4)
+    gains = norm.mean() / norm
+    return np.clip(gains, 0.4, 2.5)
+
+
+def to_lab(bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """White-balanced float Lab (L 0..100, a and b about ±100).
+
+    Computed with OpenCV's 8-bit Lab (a lookup, several times faster than the
+    float path) and rescaled; 8-bit steps are below the frame's noise.
+    """
+    lut = np.clip(np.arange(256, dtype=np.float32)[:, None] * np.asarray(gains, np.float32)[None, :], 0, 255)
+    balanced = cv2.LUT(np.ascontiguousarray(bgr, dtype=np.uint8), lut.astype(np.uint8).reshape(256, 1, 3))
+    lab8 = cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB)
+    lab = lab8.astype(np.float32)
+    lab[..., 0] *= 100.0 / 255.0
+    lab[..., 1:] -= 128.0
+    return lab
+
+
+def hue_chroma(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    a, b = lab[..., 1], lab[..., 2]
+    return np.degrees(np.arctan2(b, a)) % 360.0, np.hypot(a, b)
+
+
+def hue_distance(h1: np.ndarray | float, h2: float) -> np.ndarray:
+    d = np.abs((np.asarray(h1) - h2 + 180.0) % 360.0 - 180.0)
+    return d
+
+
+def guild_hue_scores(hue: np.ndarray) -> dict[str, np.ndarray]:
+    """Soft membership of hue angles in red / green / blue (sums to 1)."""
+    raw = {name: np.exp(-0.5 * (hue_distance(hue, centre) / 35.0) ** 2) for name, centre in HUE_DEG.items()}
+    total = sum(raw.values()) + 1e-9
+    return {name: value / total for name, value in raw.items()}
+
+
+def nearest_hue(hue: float) -> tuple[str, float]:
+    """Guild colour with the nearest hue, and a margin in [0, 1] (1 = exactly on it)."""
+    dists = {name: float(hue_distance(hue, centre)) for name, centre in HUE_DEG.items()}
+    ranked = sorted(dists.items(), key=lambda kv: kv[1])
+    best, second = ranked[0], ranked[1]
+    margin = (second[1] - best[1]) / max(second[1] + best[1], 1e-6)
+    return best[0], float(margin)
+
+
+def learned_scores(lab_mean: np.ndarray, classes: Mapping[str, ColourStats], prefix: str) -> dict[str, float]:
+    """Posterior-like scores from calibration's learned colour statistics (Mahalanobis)."""
+    scores: dict[str, float] = {}
+    for name, stats in classes.items():
+        if not name.startswith(prefix):
+            continue
+        cov = np.array(stats.covariance) + np.eye(3) * 4.0
+        d = lab_mean - np.array(stats.mean)
+        m2 = float(d @ np.linalg.solve(cov, d))
+        scores[name[len(prefix):]] = float(np.exp(-0.5 * m2) / np.sqrt(np.linalg.det(cov)))
+    total = sum(scores.values())
+    if total <= 0:
+        return {}
+    return {k: v / total for k, v in scores.items()}
+
+
+#: Minkowski norm for the board's illuminant estimate.  The board holds five
+#: tiles of each guild, whose inks average to grey, so the plain mean
+#: (grey-world, p = 1) is the right statistic there; a high p would let the
+#: brightest print (light icons of one guild) pull the estimate.
+BOARD_P = 1.0
+
+
+def board_gains(board_bgr: np.ndarray) -> np.ndarray:
+    """White-balance gains estimated from the tile array itself (see BOARD_P)."""
+    return shades_of_grey_gains(board_bgr, p=BOARD_P)

@@ -1,0 +1,1113 @@
+"""Find the 4×5 tile array without markers: its outline, its grid, each tile.
+
+Why segmentation first: the array is one large patch of print that differs
+from the table around it, whatever the tile art.  Straight-line searches over
+the whole frame lock onto wood grain, pyramid edges and wrong grid spacings;
+a blob of "not table" does not.  The stages:
+
+1. *Table model* (:func:`fit_table`, :func:`table_distance`): on a small copy
+   of the frame, the table's Lab colour is fitted as a smooth (quadratic)
+   surface to the frame's border ring, which a hand only partly covers;
+   every pixel's distance from that surface, in units of the ring's own
+   spread, says how un-table-like it is.  Vignetting and lamp fall-off are
+   smooth, so they stay in the model, not in the distance.
+2. *Blob* (:func:`board_mask`): un-table-like by colour or by print texture
+   (a black tile on a dark table), closed, holes filled, largest component.
+3. *Outline* (:func:`fit_outline`): straight lines of the blob's boundary
+   (Hough), two roughly perpendicular families, and the quadrilaterals of
+   two lines from each that agree best with the blob.  Shadows, leaning
+   pyramids and an arm reaching in only add bumps that no straight side
+   explains.  The best few go on; the one whose tile seams stand out most
+   (:func:`seam_contrast`, which also says which way the 4 tiles run) wins.
+4. *Mat* (:func:`peel`): when the blob's border band is as plain as a table
+   — a printed mat or a cloth under the tiles — segment again inside it.
+5. *Grid* (:func:`refine_grid`): the frame is rectified through the current
+   homography at a few pixels per tile and every grid line is re-found tile
+   by tile — outer edges where "un-table-ness" rises going inwards (the cut
+   edge, not a printed band inside it), inner seams as centres of symmetry
+   of the colour gradient (:func:`symmetric_peak`) — then the grid nodes are
+   fitted by a RANSAC homography, so a hand over one corner is outvoted.
+   Three passes, coarse to fine.  After the first, :func:`best_window`
+   re-places the 4×5 window on the found lattice if the outline was a tile
+   short on one side (a hand over a row, black tiles on a dark table).
+6. *Tiles* (:func:`refine_tiles`): each tile's own four sides, measured on
+   three stripes per side near the grid line (tiles lie shifted by a
+   millimetre or two and twisted a degree).  The array's corners are the
+   corner tiles' own corners where those were measured.
+7. *Orientation*: row 1 is the short side lower in the image, A1 its end
+   that makes A1 → H1 → H10 → A10 run as a board seen from above does.
+
+Every threshold is relative — to the table's own colour spread and texture,
+to the tile size, or to the other candidates — not to one set of renders.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from boardcam.vision.errors import BoardNotFoundError
+from boardcam.vision.geometry import camera_matrix_for, distort_points
+from boardcam.vision.models import CORNER_NAMES, TILES_TALL, TILES_WIDE, BoardPose, CameraIntrinsics
+
+WORK_SIZE = 640  # long side of the marker-search image (reader.locate_board)
+SEGMENT_SIZE = 400  # long side of the segmentation image: tiles are still ≥ 20 px there
+
+#: Half-width (tiles) of the stretch either side of a seam whose symmetry locates it:
+#: more than a printed border band (≈ 6 % of a tile), less than a lot.
+SEAM_HALF = 0.12
+
+#: A blob's inner border band counts as a plain margin (a mat, a cloth) when
+#: its colour spread is at most this many times the table's.
+PLAIN_BAND = 3.0
+
+#: Seam contrast below which the outline holds no 4×5 array at all (a card,
+#: a book): its "seams" show no more edge than the tile faces.
+MIN_SEAM_CONTRAST = 1.2
+
+#: Outlines (best by the blob, then runners-up) whose tile seams are compared.
+OUTLINE_CANDIDATES = 4
+
+#: A blob part at least this share of the largest one belongs to the array
+#: (an arm can cut it in two; spare pieces on the table are far smaller).
+PART_SHARE = 0.15
+
+#: Share of the frame's short side taken as the border ring that shows table.
+RING_SHARE = 0.05
+
+
+def search_image(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None, size: int = WORK_SIZE) -> tuple[np.ndarray, float]:
+    """Downscaled (and undistorted) copy of the frame plus its scale factor."""
+    h, w = image_bgr.shape[:2]
+    scale = min(1.0, size / max(w, h))
+    target = (round(w * scale), round(h * scale))
+    level = image_bgr
+    if scale < 0.5:
+        # a bilinear step to twice the target (each output a mix of about two
+        # inputs) and an area step after it: a tenth of one large INTER_AREA
+        level = cv2.resize(image_bgr, (2 * target[0], 2 * target[1]), interpolation=cv2.INTER_LINEAR)
+    small = cv2.resize(level, target, interpolation=cv2.INTER_AREA)
+    if intrinsics is not None:
+        small_size = (small.shape[1], small.shape[0])
+        k = camera_matrix_for(small_size, intrinsics)
+        small = cv2.undistort(small, k, np.array(intrinsics.dist_coeffs))
+    return small, scale
+
+
+# --------------------------------------------------------------------------- table model
+
+
+@dataclass(frozen=True)
+class TableModel:
+    """The table's Lab colour as a quadratic surface over the frame, and its spread.
+
+    Coordinates are normalised to [-1, 1] over the frame it was fitted on, so
+    the same model serves any resolution of that frame.
+    """
+
+    coefficients: np.ndarray  # 6 x 3
+    spread: float  # robust scale of the table's own distances (ΔE units)
+    frame_size: tuple[int, int]  # (w, h) of the frame the coordinates refer to
+
+    def predict(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        w, h = self.frame_size
+        u = (np.asarray(x, np.float32) + 0.5) / w * 2 - 1
+        v = (np.asarray(y, np.float32) + 0.5) / h * 2 - 1
+        basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=-1)
+        return basis @ self.coefficients.astype(np.float32)
+
+
+#: ΔL counts half: shadows and lamp fall-off change lightness more than hue.
+LAB_WEIGHTS = np.array([0.5, 1.0, 1.0], np.float32)
+
+
+def to_lab(bgr: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(bgr.astype(np.float32) * (1.0 / 255.0), cv2.COLOR_BGR2LAB)
+
+
+def fit_table(lab: np.ndarray, ring: np.ndarray | None = None) -> TableModel:
+    """Fit the table colour surface to the frame's border ring, robustly.
+
+    A hand or arm enters from outside the picture and so covers part of the
+    ring; two rounds of refitting without the worst-fitting ring pixels keep
+    it out of the model.  ``ring`` (bool mask) replaces the frame's border,
+    e.g. with the inner band of a mat the tiles lie on.
+    """
+    h, w = lab.shape[:2]
+    if ring is None:
+        ring = ring_mask((h, w))
+    ys, xs = np.nonzero(ring)
+    step = max(1, len(xs) // 4000)
+    ys, xs = ys[::step], xs[::step]
+    values = lab[ys, xs].astype(np.float64)
+    u = (xs + 0.5) / w * 2 - 1
+    v = (ys + 0.5) / h * 2 - 1
+    basis = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
+    keep = np.ones(len(xs), bool)
+    coefficients = np.zeros((6, 3))
+    residual = np.zeros(len(xs))
+    for _ in range(3):
+        b = basis[keep]
+        coefficients = np.linalg.solve(b.T @ b + 1e-6 * np.eye(6), b.T @ values[keep])
+        residual = np.linalg.norm((values - basis @ coefficients) * LAB_WEIGHTS, axis=1)
+        keep = residual <= max(2.5 * float(np.median(residual)), 1.0)
+    spread = float(max(1.0, 1.4826 * np.median(residual[keep]) + 0.5))
+    return TableModel(coefficients, spread, (w, h))
+
+
+def table_distance(lab: np.ndarray, model: TableModel, x: np.ndarray | None = None, y: np.ndarray | None = None) -> np.ndarray:
+    """Distance of every pixel from the table surface, in units of the table's spread.
+
+    ``x``/``y`` give each pixel's place in the model's frame (defaults: the
+    pixel grid of ``lab`` itself).
+    """
+    if x is None or y is None:
+        h, w = lab.shape[:2]
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    diff = (lab - model.predict(x, y)) * LAB_WEIGHTS
+    squared = diff * diff
+    return np.asarray(np.sqrt(squared[..., 0] + squared[..., 1] + squared[..., 2]) / model.spread)
+
+
+# --------------------------------------------------------------------------- blob
+
+
+def texture_level(lab: np.ndarray, window: int) -> np.ndarray:
+    """Local print detail: the mean colour gradient over a window about a lot wide."""
+    g = np.abs(cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)) + np.abs(cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3))
+    return np.asarray(cv2.blur((g * LAB_WEIGHTS).sum(axis=2), (window, window)))
+
+
+def ring_mask(shape: tuple[int, int], ring_share: float = RING_SHARE) -> np.ndarray:
+    h, w = shape
+    band = max(2, int(round(ring_share * min(h, w))))
+    ring = np.zeros((h, w), bool)
+    ring[:band] = ring[-band:] = True
+    ring[:, :band] = ring[:, -band:] = True
+    return ring
+
+
+def board_mask(
+    lab: np.ndarray,
+    table: TableModel,
+    ring: np.ndarray | None = None,
+    region: np.ndarray | None = None,
+    min_area_share: float = 0.02,
+) -> np.ndarray:
+    """Largest un-table-like region, closed and with holes filled (uint8 0/255).
+
+    A pixel is un-table-like by colour or by texture:
+
+    * colour: the distance from the table surface exceeds Otsu's threshold on
+      the distance map, kept between 3.5 and 4.5 table spreads (below, the
+      table's own texture would pass; above, Otsu has split the board's light
+      tiles from its dark ones instead of board from table);
+    * texture: the print's lines and icons give a black tile on a dark table
+      away, where its colour alone does not.  Measured against the border
+      ring's own texture (wood grain, cloth), and shrunk back by the window
+      the measure spreads over.
+    """
+    h, w = lab.shape[:2]
+    distance = table_distance(lab, table)
+    clipped = np.clip(distance * 8.0, 0, 255).astype(np.uint8)
+    otsu, _ = cv2.threshold(clipped, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    threshold = float(np.clip(float(otsu) / 8.0, 3.5, 4.5))
+    window = max(3, int(round(max(h, w) * 0.035)) | 1)
+    texture = texture_level(lab, window)
+    ring_values = texture[ring if ring is not None else ring_mask((h, w))]
+    level = float(np.median(ring_values))
+    spread = float(max(1.4826 * np.median(np.abs(ring_values - level)), 0.05 * level, 0.2))
+    # print lines enclose the plain faces between them: fill those, then
+    # shrink back by the window the measure spread over
+    textured = fill_holes(((texture - level) / spread > 5.0).astype(np.uint8) * 255)
+    textured = np.asarray(cv2.erode(textured, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (window, window))))
+    selected = (distance > threshold) | (textured > 0)
+    if region is not None:
+        selected &= region
+    k = max(3, int(round(min(h, w) / 40)) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    mask = cv2.morphologyEx(selected.astype(np.uint8) * 255, cv2.MORPH_CLOSE, disc)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, disc)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    if count < 2:
+        return np.zeros_like(mask)
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    largest = int(areas.max())
+    if largest < min_area_share * h * w:
+        return np.zeros_like(mask)
+    # an arm across the array cuts it in parts: keep every part of a size
+    # no spare piece reaches
+    big = 1 + np.flatnonzero(areas >= PART_SHARE * largest)
+    blob = np.isin(labels, big).astype(np.uint8) * 255
+    return fill_holes(blob)
+
+
+def fill_holes(mask: np.ndarray) -> np.ndarray:
+    """Fill every region the blob encloses (a black tile or a dark piece inside the array)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = np.zeros_like(mask)
+    cv2.drawContours(out, contours, -1, 255, cv2.FILLED)
+    return out
+
+
+# --------------------------------------------------------------------------- outline
+
+
+def line_through(rho: float, theta: float) -> np.ndarray:
+    return np.array([np.cos(theta), np.sin(theta), rho])
+
+
+def intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Intersection of two lines a·x + b·y = c (NaN when parallel)."""
+    det = a[0] * b[1] - a[1] * b[0]
+    if abs(det) < 1e-9:
+        return np.array([np.nan, np.nan])
+    return np.array([(a[2] * b[1] - a[1] * b[2]) / det, (a[0] * b[2] - a[2] * b[0]) / det])
+
+
+def boundary_lines(mask: np.ndarray, limit: int = 8) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
+    """Straight stretches of the blob's boundary, split into two direction families.
+
+    Returns one or two such splits (for different guesses of the array's direction).
+    """
+    edge = cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    side = np.sqrt(np.count_nonzero(mask))  # ~ one side of the array
+    found = cv2.HoughLinesWithAccumulator(edge, 1, np.pi / 180, max(10, int(0.3 * side)))
+    if found is None:
+        return []
+    found = found.reshape(-1, 3)
+    kept: list[tuple[float, float, float]] = []
+    for rho, theta, votes in found:
+        duplicate = False
+        for r2, t2, _ in kept:
+            dt = abs(((theta - t2 + np.pi / 2) % np.pi) - np.pi / 2)
+            same_dir = dt < np.radians(10)
+            # compare offsets with the same orientation convention
+            r_cmp = rho if abs(theta - t2) < np.pi / 2 else -rho
+            if same_dir and abs(r_cmp - r2) < 0.15 * side:
+                duplicate = True
+                break
+        if not duplicate:
+            kept.append((float(rho), float(theta), float(votes)))
+        if len(kept) >= 3 * limit:
+            break
+    if not kept:
+        return []
+    arr = np.array(kept)
+    bases = [(np.angle(np.sum(arr[:, 2] * np.exp(4j * arr[:, 1]))) / 4.0) % (np.pi / 2)]
+    # with an arm's long sides in the vote, the weighted mean direction can
+    # fit neither arm nor array: the strongest single line's is a second guess
+    strongest = float(arr[int(np.argmax(arr[:, 2])), 1]) % (np.pi / 2)
+    if abs(((strongest - bases[0] + np.pi / 4) % (np.pi / 2)) - np.pi / 4) > np.radians(15):
+        bases.append(strongest)
+    out = []
+    for base in bases:
+        families: list[list[np.ndarray]] = [[], []]
+        for rho, theta, _ in kept:
+            for f, direction in enumerate((base, base + np.pi / 2)):
+                diff = abs(((theta - direction + np.pi / 2) % np.pi) - np.pi / 2)
+                if diff < np.radians(30) and len(families[f]) < limit:
+                    families[f].append(line_through(rho, theta))
+                    break
+        out.append((families[0], families[1]))
+    return out
+
+
+def order_quad(points: np.ndarray) -> np.ndarray:
+    """Four points in order around their centre (clockwise on screen)."""
+    centre = points.mean(axis=0)
+    angles = np.arctan2(points[:, 1] - centre[1], points[:, 0] - centre[0])
+    return points[np.argsort(angles)]
+
+
+def fit_outline(mask: np.ndarray, keep: int = 1) -> list[np.ndarray]:
+    """The quadrilaterals (4×2, around the outline) that agree best with the blob, best first.
+
+    Score: blob pixels inside the quad minus non-blob pixels inside it, minus
+    blob pixels left outside — a quad that follows an arm or a shadow takes in
+    table and loses.  ``keep`` > 1 returns runners-up too (with different
+    corners), for the grid to decide between when a hand makes the blob ambiguous.
+    """
+    splits = [(a, b) for a, b in boundary_lines(mask) if len(a) >= 2 and len(b) >= 2]
+    if not splits:
+        raise BoardNotFoundError("no tile array found: the board's outline has no straight sides")
+    h, w = mask.shape
+    # score on a coarser copy: plenty for choosing, and cheap
+    f = 2
+    coarse = cv2.resize(mask, (w // f, h // f), interpolation=cv2.INTER_AREA) > 127
+    total = int(np.count_nonzero(coarse))
+    side = np.sqrt(np.count_nonzero(mask))
+    canvas = np.zeros(coarse.shape, np.uint8)
+    scored: list[tuple[float, np.ndarray]] = []
+    pairs = [
+        pair
+        for fam_a, fam_b in splits
+        for pair in itertools.product(itertools.combinations(fam_a, 2), itertools.combinations(fam_b, 2))
+    ]
+    for (a1, a2), (b1, b2) in pairs:
+        quad = np.array([intersect(a1, b1), intersect(a1, b2), intersect(a2, b2), intersect(a2, b1)])
+        if not np.isfinite(quad).all():
+            continue
+        if np.any(quad < -0.5 * side) or np.any(quad[:, 0] > w + 0.5 * side) or np.any(quad[:, 1] > h + 0.5 * side):
+            continue
+        quad = order_quad(quad)
+        if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+            continue
+        canvas[:] = 0
+        cv2.fillConvexPoly(canvas, np.round(quad / f * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+        inside = canvas.astype(bool)
+        hit = int(np.count_nonzero(inside & coarse))
+        score = float(hit - (int(np.count_nonzero(inside)) - hit) - (total - hit))
+        scored.append((score, quad))
+    scored.sort(key=lambda item: -item[0])
+    if not scored or scored[0][0] < 0.3 * total:
+        raise BoardNotFoundError("no tile array found: no four-sided outline fits the board")
+    chosen: list[np.ndarray] = []
+    for score, quad in scored:
+        if score < 0.3 * total or len(chosen) >= keep:
+            break
+        if all(np.max(np.linalg.norm(order_match(quad, other) - other, axis=1)) > 0.1 * side for other in chosen):
+            chosen.append(quad)
+    return chosen
+
+
+def order_match(quad: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """``quad`` rotated (as a cyclic list) to line up best with ``reference``."""
+    options = [np.roll(quad, k, axis=0) for k in range(4)]
+    return min(options, key=lambda q: float(np.sum(np.linalg.norm(q - reference, axis=1))))
+
+
+# --------------------------------------------------------------------------- grid
+
+
+@dataclass(frozen=True)
+class Rectified:
+    """A top-down crop of the board: ``px`` pixels per tile, ``margin`` tiles of table around it."""
+
+    image: np.ndarray  # BGR
+    x: np.ndarray  # where each pixel came from in the (search-frame) model coordinates
+    y: np.ndarray
+    px: int
+    margin: float
+    nx: int
+    ny: int
+
+
+def rectify(
+    image: np.ndarray,
+    grid_h: np.ndarray,
+    nx: int,
+    ny: int,
+    px: int,
+    margin: float,
+    intrinsics: CameraIntrinsics | None,
+    model_scale: float,
+) -> Rectified:
+    """Resample the board through ``grid_h`` (grid units -> undistorted frame pixels)."""
+    width, height = int(round((nx + 2 * margin) * px)), int(round((ny + 2 * margin) * px))
+    u, v = np.meshgrid(np.arange(width, dtype=np.float64), np.arange(height, dtype=np.float64))
+    gx = (u + 0.5) / px - margin
+    gy = (v + 0.5) / px - margin
+    pts = np.stack([gx, gy, np.ones_like(gx)], axis=-1) @ grid_h.T
+    img = pts[..., :2] / pts[..., 2:3]
+    frame_xy = img
+    if intrinsics is not None:
+        # the lens's displacement is smooth: compute it on every 8th pixel and interpolate
+        size = (image.shape[1], image.shape[0])
+        coarse = img[::8, ::8]
+        shift = distort_points(coarse.reshape(-1, 2), intrinsics, size).reshape(coarse.shape) - coarse
+        shift = cv2.resize(shift.astype(np.float32), (coarse.shape[1] * 8, coarse.shape[0] * 8), interpolation=cv2.INTER_LINEAR)
+        # resize aligns pixel areas, putting coarse sample k at fine pixel 8k + 3.5: move it to 8k
+        m = np.array([[1, 0, -3.5], [0, 1, -3.5]], np.float32)
+        shift = cv2.warpAffine(shift, m, (shift.shape[1], shift.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+        frame_xy = img + shift[: img.shape[0], : img.shape[1]]
+    rect = cv2.remap(
+        image, frame_xy[..., 0].astype(np.float32), frame_xy[..., 1].astype(np.float32), cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    # model coordinates live in the undistorted search frame
+    mx = (img[..., 0] + 0.5) * model_scale - 0.5
+    my = (img[..., 1] + 0.5) * model_scale - 0.5
+    return Rectified(rect, mx.astype(np.float32), my.astype(np.float32), px, margin, nx, ny)
+
+
+def colour_gradients(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """|∂/∂x| and |∂/∂y| of the strongest Lab channel (a red-green seam has no lightness step)."""
+    channels = cv2.split(to_lab(cv2.GaussianBlur(bgr, (3, 3), 0)))
+    out = []
+    for dx, dy in ((1, 0), (0, 1)):
+        grads = [np.abs(cv2.Sobel(c, cv2.CV_32F, dx, dy, ksize=3)) for c in channels]
+        out.append(np.maximum(np.maximum(grads[0], grads[1]), grads[2]))
+    return out[0], out[1]
+
+
+def seam_contrast(gx: np.ndarray, gy: np.ndarray, rect: Rectified, nx: int, ny: int) -> float:
+    """How much more gradient the tile seams of an nx×ny grid show than quarter-tile lines.
+
+    Lot lines printed on the tiles sit at half-tile positions, so the
+    comparison lines are at ¼ and ¾ of each tile, which no edition uses.
+    """
+    p, m = rect.px, rect.margin
+    inner_y = slice(int((m + 0.1) * p), int((m + ny - 0.1) * p))
+    inner_x = slice(int((m + 0.1) * p), int((m + nx - 0.1) * p))
+    col = gx[inner_y].mean(axis=0)
+    row = gy[:, inner_x].mean(axis=1)
+
+    def at(profile: np.ndarray, positions: np.ndarray) -> float:
+        idx = np.clip(np.round((positions + m) * p - 0.5).astype(int), 0, len(profile) - 1)
+        window = [profile[np.clip(idx + d, 0, len(profile) - 1)] for d in (-1, 0, 1)]
+        return float(np.mean(np.max(window, axis=0)))
+
+    seams = (at(col, np.arange(1, nx)) * (nx - 1) + at(row, np.arange(1, ny)) * (ny - 1)) / (nx + ny - 2)
+    quarters_x = np.concatenate([np.arange(nx) + 0.25, np.arange(nx) + 0.75])
+    quarters_y = np.concatenate([np.arange(ny) + 0.25, np.arange(ny) + 0.75])
+    off = (at(col, quarters_x) * len(quarters_x) + at(row, quarters_y) * len(quarters_y)) / (len(quarters_x) + len(quarters_y))
+    return seams / max(off, 1e-6)
+
+
+def _peak(profile: np.ndarray) -> tuple[float, float]:
+    """Sub-pixel position of the profile's maximum and its prominence over the mean."""
+    i = int(np.argmax(profile))
+    value = float(profile[i])
+    offset = 0.0
+    if 0 < i < len(profile) - 1:
+        a, b, c = float(profile[i - 1]), value, float(profile[i + 1])
+        denom = a - 2 * b + c
+        if denom < 0:
+            offset = 0.5 * (a - c) / denom
+    return i + offset, value - float(np.mean(profile))
+
+
+def symmetric_peak(profile: np.ndarray, half: int) -> tuple[float, float]:
+    """Centre of mirror symmetry of a gradient profile, and its strength.
+
+    A seam between two tiles of one edition is symmetric: tile border, gap,
+    tile border.  Its centre is where the profile best matches its own
+    mirror image, Σ g(c−t)·g(c+t), even when a printed band just inside each
+    tile edge gives stronger gradients than the gap itself.  Positions are
+    indices into ``profile``; only centres at least ``half`` from its ends count.
+    """
+    n = len(profile)
+    if n < 2 * half + 3:
+        return _peak(profile)
+    centres = np.arange(half, n - half)
+    t = np.arange(0, half + 1)
+    left = profile[centres[:, None] - t[None, :]]
+    right = profile[centres[:, None] + t[None, :]]
+    scores = (left * right).sum(axis=1)
+    pos, _ = _peak(scores)
+    strength = float(np.sqrt(max(float(scores.max()) / (half + 1), 0.0)))
+    return half + pos, strength - float(np.mean(profile))
+
+
+def line_points(
+    strength: np.ndarray, rect: Rectified, axis: int, index: int, count: int, reach: float, symmetric: bool = False
+) -> list[tuple[float, float, float]]:
+    """Where grid line ``index`` really runs, one measurement per tile it borders.
+
+    ``axis`` 0: a vertical line x = index (profile along x, segments along y);
+    1: a horizontal line.  ``symmetric``: the line is a seam, found as a
+    centre of symmetry (:func:`symmetric_peak`) within ``SEAM_HALF`` tiles.
+    Returns (along, across, weight) in rectified pixels.
+    """
+    p, m = rect.px, rect.margin
+    if axis == 1:
+        strength = strength.T
+    half = max(2, int(round(SEAM_HALF * p))) if symmetric else 0
+    centre = (index + m) * p - 0.5
+    lo = int(np.floor(centre - reach * p)) - half
+    hi = int(np.ceil(centre + reach * p)) + 1 + half
+    lo, hi = max(lo, 0), min(hi, strength.shape[1])
+    out = []
+    for k in range(count):
+        a0, a1 = int((m + k + 0.15) * p), int((m + k + 0.85) * p)
+        profile = strength[a0:a1, lo:hi].mean(axis=0)
+        if len(profile) < 3:
+            continue
+        pos, prominence = symmetric_peak(profile, half) if symmetric else _peak(profile)
+        out.append(((a0 + a1 - 1) / 2.0, lo + pos, prominence))
+    return out
+
+
+def robust_line(points: list[tuple[float, float, float]], tolerance: float) -> tuple[float, float] | None:
+    """across = a + b·along through the measurements, ignoring ones far off (RANSAC over pairs)."""
+    if len(points) < 2:
+        return None
+    arr = np.array(points)
+    along, across, weight = arr[:, 0], arr[:, 1], np.maximum(arr[:, 2], 1e-6)
+    best: tuple[float, np.ndarray] | None = None
+    for i, j in itertools.combinations(range(len(arr)), 2):
+        if along[i] == along[j]:
+            continue
+        b = (across[j] - across[i]) / (along[j] - along[i])
+        a = across[i] - b * along[i]
+        inliers = np.abs(across - (a + b * along)) < tolerance
+        score = float(weight[inliers].sum())
+        if best is None or score > best[0]:
+            best = (score, inliers)
+    if best is None or np.count_nonzero(best[1]) < 2:
+        return None
+    sel = best[1]
+    return fit_line(along[sel], across[sel], weight[sel])
+
+
+def fit_line(along: np.ndarray, across: np.ndarray, weight: np.ndarray | None = None) -> tuple[float, float]:
+    """Weighted least squares across = a + b·along, in closed form (polyfit is slow for a few points)."""
+    wts = np.ones_like(along) if weight is None else weight
+    sw = float(wts.sum())
+    ma = float((wts * along).sum()) / sw
+    mc = float((wts * across).sum()) / sw
+    var = float((wts * (along - ma) ** 2).sum())
+    b = float((wts * (along - ma) * (across - mc)).sum()) / var if var > 1e-9 else 0.0
+    return mc - b * ma, b
+
+
+def refine_grid(
+    rect: Rectified, grid_h: np.ndarray, reach: float, table: TableModel
+) -> np.ndarray | None:
+    """A better grid homography (grid units -> undistorted frame px) from re-found lines.
+
+    Outer lines are found on the table-distance map (the step from table to
+    tile, not the tile's printed border just inside it); inner seams as
+    centres of symmetry of the colour gradient (:func:`symmetric_peak`).
+    ``reach``: how far (tiles) a line may have moved since the last pass.
+    """
+    nx, ny = rect.nx, rect.ny
+    gx, gy = colour_gradients(rect.image)
+    dist = table_distance(to_lab(cv2.GaussianBlur(rect.image, (5, 5), 0)), table, rect.x, rect.y)
+    dist = np.minimum(dist, 12.0)
+    # signed: only a rise of "un-table-ness" going inwards marks the outline
+    # (a bordered tile's light face after its coloured band is a fall)
+    sx = cv2.Sobel(dist, cv2.CV_32F, 1, 0, ksize=3)
+    sy = cv2.Sobel(dist, cv2.CV_32F, 0, 1, ksize=3)
+    rises = {
+        (0, 0): np.maximum(sx, 0), (0, nx): np.maximum(-sx, 0),
+        (1, 0): np.maximum(sy, 0), (1, ny): np.maximum(-sy, 0),
+    }
+    p = rect.px
+    lines: dict[tuple[int, int], tuple[float, float]] = {}
+    for axis, n_lines, n_segments, inner in ((0, nx, ny, gx), (1, ny, nx, gy)):
+        for index in range(n_lines + 1):
+            strength = rises.get((axis, index), inner)
+            seam = (axis, index) not in rises
+            pts = line_points(strength, rect, axis, index, n_segments, reach, symmetric=seam)
+            line = robust_line(pts, max(1.0, 0.04 * p))
+            if line is not None:
+                lines[(axis, index)] = line
+    src, dst = [], []
+    for i in range(nx + 1):
+        for j in range(ny + 1):
+            if (0, i) not in lines or (1, j) not in lines:
+                continue
+            a0, b0 = lines[(0, i)]  # x = a0 + b0·y
+            a1, b1 = lines[(1, j)]  # y = a1 + b1·x
+            denom = 1 - b0 * b1
+            if abs(denom) < 1e-6:
+                continue
+            x = (a0 + b0 * a1) / denom
+            y = a1 + b1 * x
+            src.append([i, j])
+            dst.append([(x + 0.5) / p - rect.margin, (y + 0.5) / p - rect.margin])
+    if len(src) < 8:
+        return None
+    src_a, dst_a = np.array(src, np.float64), np.array(dst, np.float64)
+    # dst are in the old grid's units: map them through the old homography
+    dst_h = np.hstack([dst_a, np.ones((len(dst_a), 1))]) @ grid_h.T
+    dst_img = dst_h[:, :2] / dst_h[:, 2:3]
+    # a hand or a leaning pyramid can drag one line: fit the nodes robustly
+    # (RANSAC in grid units, where a tile is 1 whatever the perspective)
+    fit, inliers = cv2.findHomography(dst_a, src_a, cv2.RANSAC, 0.06)
+    if fit is None or inliers is None or int(inliers.sum()) < 8:
+        new_h, _ = cv2.findHomography(src_a, dst_img, 0)
+        return new_h
+    keep = inliers.ravel() > 0
+    new_h, _ = cv2.findHomography(src_a[keep], dst_img[keep], 0)
+    return new_h
+
+
+def _line_sums(strength: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column and row cumulative sums of a strength map, with a 3-px tolerance across the line."""
+    vertical = cv2.dilate(strength, np.ones((1, 3), np.uint8))  # for lines along y
+    horizontal = cv2.dilate(strength, np.ones((3, 1), np.uint8))  # for lines along x
+    cum_v = np.vstack([np.zeros((1, strength.shape[1]), np.float32), np.cumsum(vertical, axis=0, dtype=np.float32)])
+    cum_h = np.hstack([np.zeros((strength.shape[0], 1), np.float32), np.cumsum(horizontal, axis=1, dtype=np.float32)])
+    return cum_v, cum_h
+
+
+def best_window(
+    image_bgr: np.ndarray,
+    grid_h: np.ndarray,
+    nx: int,
+    ny: int,
+    table: TableModel,
+    scale: float,
+    intrinsics: CameraIntrinsics | None,
+) -> tuple[np.ndarray, int, int, tuple[int, int]]:
+    """Re-place the 4×5 window on the lattice the grid has found, if another place fits better.
+
+    A hand hiding a row, or a row of black tiles on a dark table, can leave
+    the outline one tile short on one side and long on the other; the seams
+    still line up, so refinement cannot notice.  The lattice is extended by a
+    tile all round and every 4×5 and 5×4 window on it is scored by its
+    outline (a rise of un-table-ness inwards on its four sides, against the
+    frame's typical rise) and its seams (colour edges at tile seams against
+    those at quarter-tile lines).  Returns
+    (grid homography of the best window, nx, ny, its offset in tiles).
+    """
+    px, margin = 24, 1.25
+    rect = rectify(image_bgr, grid_h, nx, ny, px, margin, intrinsics, scale)
+    gx, gy = colour_gradients(rect.image)
+    dist = np.minimum(table_distance(to_lab(cv2.GaussianBlur(rect.image, (5, 5), 0)), table, rect.x, rect.y), 12.0)
+    sx = cv2.Sobel(dist, cv2.CV_32F, 1, 0, ksize=3)
+    sy = cv2.Sobel(dist, cv2.CV_32F, 0, 1, ksize=3)
+    maps = {
+        "left": _line_sums(np.maximum(sx, 0))[0],
+        "right": _line_sums(np.maximum(-sx, 0))[0],
+        "bottom": _line_sums(np.maximum(sy, 0))[1],
+        "top": _line_sums(np.maximum(-sy, 0))[1],
+        "gx": _line_sums(gx)[0],
+        "gy": _line_sums(gy)[1],
+    }
+    # how much rise a place on the board shows anyway: the yardstick for outlines
+    rise_level = float(np.abs(sx).mean() + np.abs(sy).mean()) / 4
+
+    def pix(t: float) -> int:
+        return int(round((t + margin) * px - 0.5))
+
+    def along_y(name: str, x: float, y0: float, y1: float) -> float:
+        cum = maps[name]
+        c = min(max(pix(x), 0), cum.shape[1] - 1)
+        a, b = pix(y0 + 0.1), pix(y1 - 0.1)
+        return float(cum[b, c] - cum[a, c]) / max(b - a, 1)
+
+    def along_x(name: str, y: float, x0: float, x1: float) -> float:
+        cum = maps[name]
+        r = min(max(pix(y), 0), cum.shape[0] - 1)
+        a, b = pix(x0 + 0.1), pix(x1 - 0.1)
+        return float(cum[r, b] - cum[r, a]) / max(b - a, 1)
+
+    def score(ox: int, oy: int, w: int, h: int) -> float:
+        x0, x1, y0, y1 = ox, ox + w, oy, oy + h
+        outline = [along_y("left", x0, y0, y1), along_y("right", x1, y0, y1),
+                   along_x("bottom", y0, x0, x1), along_x("top", y1, x0, x1)]
+        seams = [along_y("gx", x0 + k, y0, y1) for k in range(1, w)] + [along_x("gy", y0 + k, x0, x1) for k in range(1, h)]
+        quarters = [along_y("gx", x0 + k + q, y0, y1) for k in range(w) for q in (0.25, 0.75)]
+        quarters += [along_x("gy", y0 + k + q, x0, x1) for k in range(h) for q in (0.25, 0.75)]
+        outline_ratio = (np.mean(outline) + 1e-3) / (rise_level + 1e-3)
+        seam_ratio = (np.mean(seams) + 1e-3) / (np.mean(quarters) + 1e-3)
+        return float(np.log(outline_ratio) + np.log(seam_ratio))
+
+    best: tuple[float, int, int, int, int] | None = None
+    for w, h in ((nx, ny), (ny, nx)):
+        for ox in range(-1, nx - w + 2):
+            for oy in range(-1, ny - h + 2):
+                value = score(ox, oy, w, h)
+                if best is None or value > best[0] + 1e-9:
+                    best = (value, ox, oy, w, h)
+    assert best is not None
+    _, ox, oy, w, h = best
+    shift = np.array([[1.0, 0.0, ox], [0.0, 1.0, oy], [0.0, 0.0, 1.0]])
+    return grid_h @ shift, w, h, (ox, oy)
+
+
+def grid_moved(old: np.ndarray, new: np.ndarray, nx: int, ny: int) -> float:
+    """How far (in old tile units) the new grid puts the array's corners."""
+    corners = np.array([[0, 0], [nx, 0], [nx, ny], [0, ny]], float)
+    return float(np.abs(apply_h(np.linalg.solve(old, new), corners) - corners).max())
+
+
+def grid_homography(quad: np.ndarray, nx: int, ny: int) -> np.ndarray:
+    """Grid units (0..nx, 0..ny) -> pixels, with the quad's first edge along x."""
+    grid = np.array([[0, 0], [nx, 0], [nx, ny], [0, ny]], np.float32)
+    return cv2.getPerspectiveTransform(grid, quad.astype(np.float32)).astype(np.float64)
+
+
+def apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Points (N×2) through a homography."""
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    out = np.hstack([pts, np.ones((len(pts), 1))]) @ h.T
+    return np.asarray(out[:, :2] / out[:, 2:3])
+
+
+# --------------------------------------------------------------------------- single tiles
+
+COLUMNS = "ABCDEFGH"
+
+#: Where along a tile side its position is measured (tile units from the side's start).
+STRIPES = (0.2, 0.5, 0.8)
+#: Length of each measuring stripe, tile units.
+STRIPE_LENGTH = 0.2
+#: How far (tile units) a tile side may lie from the array's grid line: shifts
+#: of 1–2 mm and a 1° twist on a ≥ 51 mm tile stay well inside.
+TILE_REACH = 0.07
+
+
+def tile_key(column: int, row: int) -> str:
+    """Tiles are named by their lower-left lot: A1, C1, …, G9."""
+    return f"{COLUMNS[2 * column]}{2 * row + 1}"
+
+
+def _side_measurements(
+    strength: np.ndarray, rect: Rectified, axis: int, index: int, count: int, symmetric: bool
+) -> list[list[tuple[float, float, float]]]:
+    """Stripe measurements of grid line ``index``, grouped by the tile they border."""
+    p, m = rect.px, rect.margin
+    if axis == 1:
+        strength = strength.T
+    half = max(2, int(round(SEAM_HALF * p))) if symmetric else 0
+    centre = (index + m) * p - 0.5
+    lo = max(int(np.floor(centre - TILE_REACH * p)) - half, 0)
+    hi = min(int(np.ceil(centre + TILE_REACH * p)) + 1 + half, strength.shape[1])
+    out: list[list[tuple[float, float, float]]] = []
+    for k in range(count):
+        points = []
+        for stripe in STRIPES:
+            a0 = int(round((m + k + stripe - STRIPE_LENGTH / 2) * p))
+            a1 = int(round((m + k + stripe + STRIPE_LENGTH / 2) * p))
+            profile = strength[a0:a1, lo:hi].mean(axis=0)
+            if len(profile) < 3:
+                continue
+            pos, prominence = symmetric_peak(profile, half) if symmetric else _peak(profile)
+            points.append(((a0 + a1 - 1) / 2.0, lo + pos, prominence))
+        out.append(points)
+    return out
+
+
+def _side_line(points: list[tuple[float, float, float]], nominal: float, tolerance: float) -> tuple[float, float, bool]:
+    """across = a + b·along for one tile side: two stripes that agree, else the grid line.
+
+    A piece standing at the tile's edge spoils one stripe; two that agree
+    are trusted.  Returns (a, b, measured?).
+    """
+    best: list[int] = []
+    for i, j in itertools.combinations(range(len(points)), 2):
+        if abs(points[i][1] - points[j][1]) < tolerance:
+            agree = [k for k in range(len(points)) if abs(points[k][1] - (points[i][1] + points[j][1]) / 2) < tolerance]
+            if len(agree) > len(best):
+                best = agree
+    if len(best) < 2:
+        return nominal, 0.0, False
+    arr = np.array([points[k] for k in best])
+    if len(arr) == 2 or np.ptp(arr[:, 0]) < 1e-6:
+        return float(np.mean(arr[:, 1])), 0.0, True
+    a, b = fit_line(arr[:, 0], arr[:, 1])
+    return a, b, True
+
+
+def tile_quads_in(rect: Rectified, table: TableModel) -> dict[str, tuple[np.ndarray, tuple[bool, ...]]]:
+    """Each tile's corners in rectified pixels (board naming), and per corner whether both its sides were measured."""
+    nx, ny, p, m = rect.nx, rect.ny, rect.px, rect.margin
+    gx, gy = colour_gradients(rect.image)
+    dist = np.minimum(table_distance(to_lab(cv2.GaussianBlur(rect.image, (5, 5), 0)), table, rect.x, rect.y), 12.0)
+    sx = cv2.Sobel(dist, cv2.CV_32F, 1, 0, ksize=3)
+    sy = cv2.Sobel(dist, cv2.CV_32F, 0, 1, ksize=3)
+    rises = {(0, 0): np.maximum(sx, 0), (0, nx): np.maximum(-sx, 0), (1, 0): np.maximum(sy, 0), (1, ny): np.maximum(-sy, 0)}
+    tolerance = max(1.0, 0.03 * p)
+    sides: dict[tuple[int, int], list[tuple[float, float, bool]]] = {}
+    for axis, n_lines, n_tiles, inner in ((0, nx, ny, gx), (1, ny, nx, gy)):
+        for index in range(n_lines + 1):
+            strength = rises.get((axis, index), inner)
+            groups = _side_measurements(strength, rect, axis, index, n_tiles, symmetric=(axis, index) not in rises)
+            nominal = (index + m) * p - 0.5
+            sides[(axis, index)] = [_side_line(g, nominal, tolerance) for g in groups]
+    out: dict[str, tuple[np.ndarray, bool]] = {}
+    for c in range(nx):
+        for r in range(ny):
+            left, right = sides[(0, c)][r], sides[(0, c + 1)][r]
+            bottom, top = sides[(1, r)][c], sides[(1, r + 1)][c]
+            corners = []
+            for vertical, horizontal in ((left, bottom), (right, bottom), (right, top), (left, top)):
+                a0, b0, _ = vertical  # x = a0 + b0·y
+                a1, b1, _ = horizontal  # y = a1 + b1·x
+                x = (a0 + b0 * a1) / (1 - b0 * b1)
+                corners.append((x, a1 + b1 * x))
+            # which of its corners rest on two measured sides
+            measured = (left[2] and bottom[2], right[2] and bottom[2], right[2] and top[2], left[2] and top[2])
+            out[tile_key(c, r)] = (np.array(corners), measured)
+    return out
+
+
+def _tile_quads(
+    image_bgr: np.ndarray,
+    board_h: np.ndarray,
+    table: TableModel,
+    model_scale: float,
+    intrinsics: CameraIntrinsics | None,
+    px: int = 48,
+) -> dict[str, tuple[np.ndarray, tuple[bool, ...]]]:
+    rect = rectify(image_bgr, board_h, TILES_WIDE, TILES_TALL, px, 0.3, intrinsics, model_scale)
+    quads = tile_quads_in(rect, table)
+    out = {}
+    for key, (corners, measured) in quads.items():
+        grid = (corners + 0.5) / px - rect.margin
+        out[key] = (apply_h(board_h, grid), measured)
+    return out
+
+
+def refine_tiles(
+    image_bgr: np.ndarray, pose: BoardPose, intrinsics: CameraIntrinsics | None = None
+) -> dict[str, np.ndarray]:
+    """Each tile's own four corners, found near where the pose's grid puts them.
+
+    Tiles are laid by hand: each is shifted by a millimetre or two and
+    twisted by a degree or so, so the array's grid is off by a few pixels
+    tile by tile.  Returns tile key ("A1", "C1", … "G9") -> 4×2 array of its
+    corners towards A1, H1, H10, A10 (lower-left, lower-right, upper-right,
+    upper-left as the board is named), in the pose's pixel coordinates (the
+    undistorted frame when ``intrinsics`` are given).  A side that cannot be
+    measured (a piece or a hand over it) keeps the grid's line.
+
+    The surface around the array (table, mat or cloth) is learned from a band
+    just outside the pose's outline, so the array's outer sides are found
+    against whatever the tiles lie on.  Costs about a third of a search:
+    compute it once per pose, not per frame.
+    """
+    if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
+        raise BoardNotFoundError("image: expected a BGR colour frame")
+    h, w = image_bgr.shape[:2]
+    if intrinsics is not None:
+        intrinsics = intrinsics.scaled_to((w, h))
+    small, scale = search_image(image_bgr, intrinsics, SEGMENT_SIZE)
+    lab = to_lab(cv2.GaussianBlur(small, (0, 0), 1.0))
+    board_h = board_homography(pose)
+    table = fit_table(lab, surround_band(board_h, scale, lab.shape[:2]))
+    return {key: quad for key, (quad, _) in _tile_quads(image_bgr, board_h, table, scale, intrinsics).items()}
+
+
+def surround_band(board_h: np.ndarray, scale: float, shape: tuple[int, int], inner: float = 0.1, outer: float = 0.35) -> np.ndarray:
+    """Pixels (of the search image) between ``inner`` and ``outer`` tiles outside the array's outline."""
+
+    def polygon(e: float) -> np.ndarray:
+        grid = np.array([[-e, -e], [TILES_WIDE + e, -e], [TILES_WIDE + e, TILES_TALL + e], [-e, TILES_TALL + e]])
+        return np.round(((apply_h(board_h, grid) + 0.5) * scale - 0.5) * 16).astype(np.int32)
+
+    band = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(band, polygon(outer), 1, cv2.LINE_8, 4)
+    cv2.fillConvexPoly(band, polygon(inner), 0, cv2.LINE_8, 4)
+    if np.count_nonzero(band) < 50:  # the array fills the frame: fall back on its border
+        return ring_mask(shape)
+    return band > 0
+
+
+def board_homography(pose: BoardPose) -> np.ndarray:
+    """Board tile units (x: A1 → H1, y: A1 → A10) -> pose pixels."""
+    grid = np.array([[0, 0], [TILES_WIDE, 0], [TILES_WIDE, TILES_TALL], [0, TILES_TALL]], np.float32)
+    return cv2.getPerspectiveTransform(grid, np.array(pose.ordered(), np.float32)).astype(np.float64)
+
+
+# --------------------------------------------------------------------------- orientation and checks
+
+
+def orient(corners: np.ndarray, nx: int) -> np.ndarray:
+    """Order window corners as A1, H1, H10, A10.
+
+    ``corners`` run around the window with the first edge ``nx`` tiles long.
+    The two 4-tile edges are rows 1 and 10; row 1 is the lower one in the
+    image.  Of its ends, A1 is the one that makes A1→H1→H10→A10 run the way
+    a board seen from above does (negative shoelace area in image
+    coordinates, whose y axis points down).
+    """
+    c = np.asarray(corners, dtype=np.float64)
+    if nx != TILES_WIDE:
+        c = np.roll(c, -1, axis=0)  # now edge c0-c1 is a 4-tile edge
+    edge_a = (c[0], c[1])
+    edge_b = (c[2], c[3])
+    if (edge_b[0][1] + edge_b[1][1]) > (edge_a[0][1] + edge_a[1][1]):
+        c = np.roll(c, -2, axis=0)
+    # c0-c1 is row 1; c2-c3 row 10.  Fix direction.
+    area = 0.0
+    for i in range(4):
+        x1, y1 = c[i]
+        x2, y2 = c[(i + 1) % 4]
+        area += x1 * y2 - x2 * y1
+    if area > 0:
+        c = np.array([c[1], c[0], c[3], c[2]])
+    return c
+
+
+def check_plausible(corners: np.ndarray, image_width: int, image_height: int | None = None) -> None:
+    """Reject quads no camera of the issue's setup would see as a 4×5 tile array.
+
+    The array fills at least about a third of the frame width and is seen
+    nearly from above (tilt ≤ 15°), so its 5-tile sides are 1.25× its 4-tile
+    sides give or take perspective, and the quad is convex and (given the
+    frame's height) inside the frame: the camera is set up to see the whole array.
+    """
+    a1, h1, h10, a10 = corners
+    short = float(np.linalg.norm(h1 - a1) + np.linalg.norm(h10 - a10)) / 2
+    long = float(np.linalg.norm(a10 - a1) + np.linalg.norm(h10 - h1)) / 2
+    ratio = long / max(short, 1e-6)
+    if not 0.9 <= ratio <= 1.8:
+        raise BoardNotFoundError(f"no tile array found: best grid has the wrong shape (sides {ratio:.2f}:1)")
+    if max(short, long) < 0.2 * image_width:
+        raise BoardNotFoundError("no tile array found: best grid is far too small")
+    if not cv2.isContourConvex(corners.astype(np.float32).reshape(-1, 1, 2)):
+        raise BoardNotFoundError("no tile array found: best grid is not convex")
+    if image_height is not None:
+        slack = 0.05 * image_width
+        outside = (corners[:, 0] < -slack) | (corners[:, 0] > image_width + slack)
+        outside |= (corners[:, 1] < -slack) | (corners[:, 1] > image_height + slack)
+        if outside.any():
+            raise BoardNotFoundError("no tile array found: best grid runs out of the frame")
+
+
+# --------------------------------------------------------------------------- the whole search
+
+
+@dataclass(frozen=True)
+class BoardFit:
+    """What the search found, for callers that want more than the pose.
+
+    All pixel coordinates are in the undistorted frame when intrinsics were given.
+
+    * ``pose`` – the array's outer corners: the corner tiles' own corners
+      where measured, else the common grid's (what :func:`find_board` returns);
+    * ``grid_pose`` – the best single homography through all tile seams;
+    * ``tile_quads_px`` – tile key ("A1", "C1", … "G9") -> 4×2 corners towards
+      A1, H1, H10, A10 (see :func:`refine_tiles`);
+    * ``seam_contrast`` – how much the refined grid's seams stand out from the
+      tile faces (≥ 1.2 to be accepted; bare arrays measure 3–10);
+    * ``outline_px`` – the blob's quadrilateral before any grid refinement.
+    """
+
+    pose: BoardPose
+    seam_contrast: float
+    outline_px: np.ndarray
+    grid_pose: BoardPose
+    tile_quads_px: dict[str, np.ndarray]
+
+
+def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) -> BoardFit:
+    """The search behind :func:`find_board`, with each tile's quad and diagnostics.
+
+    Raises :class:`BoardNotFoundError` (one line, naming why) when no 4×5
+    array is seen.
+    """
+    if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or min(image_bgr.shape[:2]) < 64:
+        raise BoardNotFoundError("image: expected a colour frame of at least 64×64 pixels")
+    h, w = image_bgr.shape[:2]
+    if intrinsics is not None:
+        intrinsics = intrinsics.scaled_to((w, h))
+    small, scale = search_image(image_bgr, intrinsics, SEGMENT_SIZE)
+    lab = to_lab(cv2.GaussianBlur(small, (0, 0), 1.0))
+    table = fit_table(lab)
+    mask = board_mask(lab, table)
+    if not mask.any():
+        raise BoardNotFoundError("no tile array found: nothing on the table stands out from it")
+    candidate, quad_small = best_outline(image_bgr, mask, scale, intrinsics)
+    # the blob may be a mat or cloth the tiles lie on: if its border band is
+    # as plain as a table, look inside it with that band as the "table"
+    try:
+        inner = peel(lab, quad_small, table)
+    except BoardNotFoundError:
+        inner = None
+    if inner is not None:
+        inner_table, inner_mask = inner
+        try:
+            other, inner_quad = best_outline(image_bgr, inner_mask, scale, intrinsics)
+        except BoardNotFoundError:
+            other = (0.0, 0, 0, np.eye(3))
+        if other[0] >= MIN_SEAM_CONTRAST or other[0] > candidate[0]:
+            candidate, table, quad_small = other, inner_table, inner_quad
+    contrast, nx, ny, gh = candidate
+    if contrast < MIN_SEAM_CONTRAST:
+        raise BoardNotFoundError(f"no tile array found: no tile seams inside the outline (contrast {contrast:.2f})")
+    quad = (quad_small + 0.5) / scale - 0.5  # undistorted frame pixels
+    for px, reach in ((24, 0.3), (32, 0.2), (40, 0.12)):
+        rect = rectify(image_bgr, gh, nx, ny, px, 0.5, intrinsics, scale)
+        refined = refine_grid(rect, gh, reach, table)
+        if refined is None or grid_moved(gh, refined, nx, ny) > 2.0:
+            break  # nothing to go on, or lines found on clutter dragged the grid away
+        gh = refined
+        if px == 24:
+            gh, nx, ny, _ = best_window(image_bgr, gh, nx, ny, table, scale, intrinsics)
+    # the refined grid must still show its seams: a wrong outline refined
+    # onto clutter does not
+    rect = rectify(image_bgr, gh, nx, ny, 24, 0.5, intrinsics, scale)
+    contrast = seam_contrast(*colour_gradients(rect.image), rect, nx, ny)
+    if contrast < MIN_SEAM_CONTRAST:
+        raise BoardNotFoundError(f"no tile array found: the refined grid shows no tile seams (contrast {contrast:.2f})")
+    corners = apply_h(gh, np.array([[0, 0], [nx, 0], [nx, ny], [0, ny]], float))
+    ordered = orient(corners, nx)
+    check_plausible(ordered, w, h)
+    grid_pose = BoardPose({name: (float(x), float(y)) for name, (x, y) in zip(CORNER_NAMES, ordered)})
+    tiles = _tile_quads(image_bgr, board_homography(grid_pose), table, scale, intrinsics)
+    # the array's outer corners are its corner tiles' own corners, where measured
+    outer = list(grid_pose.ordered())
+    for k, key in enumerate(("A1", "G1", "G9", "A9")):
+        quad_k, measured = tiles[key]
+        if measured[k]:
+            outer[k] = tuple(quad_k[k])
+    pose = BoardPose({name: (float(x), float(y)) for name, (x, y) in zip(CORNER_NAMES, outer)})
+    return BoardFit(pose, contrast, quad, grid_pose, {key: q for key, (q, _) in tiles.items()})
+
+
+def best_outline(
+    image_bgr: np.ndarray, mask: np.ndarray, scale: float, intrinsics: CameraIntrinsics | None
+) -> tuple[tuple[float, int, int, np.ndarray], np.ndarray]:
+    """Of the blob's best few outlines, the one whose tile seams stand out most.
+
+    Returns ((seam contrast, nx, ny, grid homography), quad in search pixels).
+    """
+    outlines = fit_outline(mask, keep=OUTLINE_CANDIDATES)
+    options = [(choose_direction(image_bgr, q, scale, intrinsics), q) for q in outlines]
+    return max(options, key=lambda item: item[0][0])
+
+
+def choose_direction(
+    image_bgr: np.ndarray, quad_small: np.ndarray, scale: float, intrinsics: CameraIntrinsics | None
+) -> tuple[float, int, int, np.ndarray]:
+    """Which way the 4 tiles run: the direction whose tile seams the image shows.
+
+    Returns (seam contrast, nx, ny, grid homography) for the better one.
+    """
+    quad = (quad_small + 0.5) / scale - 0.5
+    best: tuple[float, int, int, np.ndarray] | None = None
+    for nx, ny in ((TILES_WIDE, TILES_TALL), (TILES_TALL, TILES_WIDE)):
+        gh = grid_homography(quad, nx, ny)
+        rect = rectify(image_bgr, gh, nx, ny, 24, 0.5, intrinsics, scale)
+        gx, gy = colour_gradients(rect.image)
+        contrast = seam_contrast(gx, gy, rect, nx, ny)
+        if best is None or contrast > best[0]:
+            best = (contrast, nx, ny, gh)
+    assert best is not None
+    return best
+
+
+def peel(lab: np.ndarray, quad: np.ndarray, table: TableModel) -> tuple[TableModel, np.ndarray]:
+    """Segment again inside ``quad``, taking its inner border band as the table: (table, blob).
+
+    Tiles laid on a printed mat or a cloth make the first blob the mat; the
+    mat's own margin then plays the table's part.  Only a band nearly as
+    plain as the table qualifies: the border of a bare array is a ring of
+    differently coloured tiles (BoardNotFoundError then).
+    """
+    h, w = lab.shape[:2]
+    region = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(region, np.round(quad * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    size = np.sqrt(cv2.contourArea(quad.astype(np.float32)))
+    # skip the outline's own blur and edge shadow, then a band of the mat's margin
+    skip = 2 + int(round(0.01 * size))
+    band = max(2, int(round(0.02 * size)))
+    outer = cv2.erode(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * skip + 1, 2 * skip + 1)))
+    shrunk = cv2.erode(outer, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * band + 1, 2 * band + 1)))
+    ring = (outer > 0) & (shrunk == 0)
+    inner = cv2.erode(region, np.ones((3, 3), np.uint8)) > 0
+    if np.count_nonzero(ring) < 50 or not inner.any():
+        raise BoardNotFoundError("no tile array found: nothing inside the outline")
+    band_model = fit_table(lab, ring)
+    if band_model.spread > PLAIN_BAND * max(table.spread, 1.5):
+        raise BoardNotFoundError("no tile array found: the outline's border is not a plain margin")
+    table = band_model
+    mask = board_mask(lab, table, ring=ring, region=inner, min_area_share=0.01)
+    if not mask.any():
+        raise BoardNotFoundError("no tile array found: nothing inside the outline stands out")
+    return table, mask
+
+
+def find_board(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) -> BoardPose:
+    """Pose of the tile array in the (undistorted) frame, or BoardNotFoundError."""
+    return locate(image_bgr, intrinsics).pose

@@ -1,0 +1,475 @@
+"""Read each lot: empty, dome, tower or capped tower, with colours and a confidence.
+
+Every lot is compared with what it would look like *empty*:
+
+* with an empty-board ``reference`` (what the app saw at setup) that is the
+  reference itself — occupancy becomes a plain difference test;
+* without one, the expectation comes from the frame: the lots of one guild
+  carry the same print up to a quarter turn, so the per-pixel median of a
+  guild's canonical lots is its plain lot, and the median of its (aligned)
+  icon lots is its icon lot.  It follows whatever art the edition prints.
+
+From the difference map each lot gets a short vector of physical features
+(how much of its centre, ring and corners departs from empty, how much
+brighter highlights / darker shading / more texture / more colour it shows,
+whether the departure sits on the side toward or away from the camera's
+nadir, where tall pyramids lean).  A small classifier turns the features into
+probabilities of empty / dome / tower.  Its weights (``lot_model.py``) are
+fitted by ``benchmarks/train_lot_model.py`` on generated scenes whose seeds
+are disjoint from the benchmark's, then temperature-scaled on held-out
+scenes so the probability is a calibrated confidence.
+
+Colours need no fitting: the piece's pixels (the part that departs from
+empty) are named by hue angle in white-balanced Lab, black by low chroma and
+lightness relative to the board, or — when calibration learned this set's
+colours (``Appearance.colours``) — by Mahalanobis distance to them.  Towers
+are red, blue or green; only towers carry caps, sampled where the cap's
+height projects given the camera position implied by the homography.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+
+from boardcam.vision.colour import HUE_DEG, hue_distance, learned_scores
+from boardcam.vision.geometry import WarpGeometry, project_height
+from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, Appearance
+from boardcam.vision.tiles import (
+    GUILDS,
+    TILE_KEYS,
+    TILE_LOT_IDS,
+    TILE_OF_LOT,
+    TileReading,
+    canonical,
+    lot_grid,
+)
+
+TOWER_BASE_MM = 25.0
+TOWER_HEIGHT_MM = 44.0
+CAP_SAMPLE_MM = 32.0  # middle of the cap (20–44 mm)
+DEFAULT_TILE_MM = 62.0  # middle of the 51–75 mm range, when calibration did not say
+KINDS = (None, "dome", "tower")
+STRUCTURE_COLOURS = ("red", "blue", "green", "black")
+
+L_WEIGHT = 0.6  # shadows change lightness more than colour: weigh ΔL a little less
+
+
+@dataclass(frozen=True)
+class LotReading:
+    kind: str | None  # None (empty), "dome", "tower"
+    colour: str | None
+    cap: str | None
+    confidence: float
+    features: dict[str, float]
+
+    def to_structure_json(self) -> dict[str, str] | None:
+        if self.kind is None:
+            return None
+        out: dict[str, str] = {"kind": self.kind, "color": self.colour or "red"}
+        if self.kind == "tower":
+            out["cap"] = self.cap  # type: ignore[assignment]
+        return out
+
+
+# ----------------------------------------------------------------------------- masks
+
+
+@lru_cache(maxsize=8)
+def _masks(s: int) -> dict[str, np.ndarray]:
+    yy, xx = np.mgrid[0:s, 0:s]
+    r = np.hypot(xx + 0.5 - s / 2, yy + 0.5 - s / 2) / (s / 2)
+    return {"centre": r < 0.55, "ring": (r >= 0.55) & (r < 0.95), "corner": r >= 0.95, "core": r < 0.35}
+
+
+@lru_cache(maxsize=8)
+def _offsets(s: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel offsets from a lot's centre in board units (x right, y up), per pixel."""
+    yy, xx = np.mgrid[0:s, 0:s]
+    return (xx + 0.5 - s / 2) / s, -(yy + 0.5 - s / 2) / s
+
+
+# ----------------------------------------------------------------------------- expectation
+
+
+def guild_index(tiles: dict[str, TileReading]) -> np.ndarray:
+    """Guild index (0..3) of every lot's tile."""
+    per_tile = np.array([GUILDS.index(tiles[k].colour) for k in TILE_KEYS])
+    return per_tile[TILE_OF_LOT]
+
+
+def plain_templates(canon: np.ndarray, lot_guild: np.ndarray, piece: np.ndarray | None = None) -> np.ndarray:
+    """Per guild, the per-pixel median of its canonical lots: (4, s, s, 3).
+
+    Icons are a quarter of a guild's lots and pieces are spread over many
+    looks, so the median is the plain print; lots with a likely piece are
+    left out when enough remain.
+    """
+    out = np.zeros((4, *canon.shape[1:]), canon.dtype)
+    piece = np.zeros(80) if piece is None else piece
+    for g in range(4):
+        members = np.flatnonzero(lot_guild == g)
+        if len(members) == 0:
+            continue
+        free = members[piece[members] < 0.5]
+        use = free if len(free) >= 4 else members
+        out[g] = np.median(canon[use], axis=0)
+    return out
+
+
+def expected_from_frame(
+    canon: np.ndarray,
+    lot_guild: np.ndarray,
+    icon_lots: np.ndarray | None,
+    piece: np.ndarray | None = None,
+    plain: np.ndarray | None = None,
+) -> np.ndarray:
+    """Empty look of every lot (canonical orientation), assembled from this frame's own lots.
+
+    Plain lots: the guild's plain template.  Icon lots: the median of the
+    guild's icon lots after turning each (quarter turns) to best match the
+    most piece-free one, itself turned to best match the lot.
+    """
+    plain = plain_templates(canon, lot_guild, piece) if plain is None else plain
+    out = plain[lot_guild].copy()
+    if icon_lots is None:
+        return out
+    piece = np.zeros(80) if piece is None else piece
+    icon_lots = np.asarray(icon_lots)
+    for g in range(4):
+        icons = icon_lots[lot_guild[icon_lots] == g]
+        if len(icons) == 0:
+            continue
+        patches = canon[icons]
+        turns = np.stack([np.rot90(patches, k, axes=(1, 2)) for k in range(4)], axis=1)  # (n, 4, s, s, 3)
+        ref = patches[int(np.argmin(piece[icons]))]
+        best = np.abs(turns - ref[None, None]).mean(axis=(2, 3, 4)).argmin(1)
+        aligned = turns[np.arange(len(icons)), best]
+        template = np.median(aligned, axis=0) if len(icons) >= 3 else aligned[0]
+        template_turns = np.stack([np.rot90(template, k) for k in range(4)])  # (4, s, s, 3)
+        fit = np.abs(template_turns[None] - patches[:, None]).mean(axis=(2, 3, 4)).argmin(1)
+        out[icons] = template_turns[fit]
+    return out
+
+
+def relight(expected: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Scale each tile's expected look to the light it gets in this frame.
+
+    Lamps fall off across the table and vignetting darkens the corners, so
+    a template from the whole guild is too bright on one tile and too dark
+    on another.  The scale is the ratio of lightness medians on the lots'
+    outer parts (least often covered by pieces), per tile; chroma scales
+    with it.
+    """
+    n, s = seen.shape[:2]
+    outer = ~_masks(s)["core"].ravel()
+    seen_l = seen[..., 0].reshape(n, -1)[:, outer]
+    exp_l = expected[..., 0].reshape(n, -1)[:, outer]
+    tile_seen = np.median(seen_l[:, ::3][TILE_LOT_IDS].reshape(20, -1), axis=1)
+    tile_exp = np.median(exp_l[:, ::3][TILE_LOT_IDS].reshape(20, -1), axis=1)
+    scale = np.clip(tile_seen / np.maximum(tile_exp, 1.0), 0.6, 1.6)[TILE_OF_LOT]
+    return expected * scale[:, None, None, None].astype(expected.dtype)
+
+
+def difference(seen: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Per-pixel colour difference (ΔE with ΔL weighted by L_WEIGHT): (80, s, s)."""
+    d = seen - expected
+    return np.sqrt((L_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+
+
+# ----------------------------------------------------------------------------- features
+
+FEATURE_NAMES = (
+    "d_core", "d_centre", "d_ring", "d_corner",
+    "f_core", "f_centre", "f_ring", "f_corner",
+    "texture", "highlight", "shade", "chroma_gain",
+    "d_near", "d_far", "lean", "noise",
+    "tile_rank", "sibling_gap",
+    "area", "shift_out", "spread_along", "spread_across", "inner_neighbour", "outer_neighbour",
+    "ray_mean", "ray_cv", "ray_lean", "ray_square", "ray_out",
+    "edge_in", "edge_mid", "edge_out", "radial_in", "radial_mid", "radial_out",
+)
+
+
+def edge_features(seen_l: np.ndarray, expected_l: np.ndarray) -> np.ndarray:
+    """Edge energy and how radial the edges are, in three rings about the lot centre: (n, 6).
+
+    A dome or a coin of the tile's own colour barely changes the colour, but
+    its round outline and shading put edges where the print has none, and
+    those edges point at the centre; printed icons have their own template.
+    """
+    n, s = seen_l.shape[:2]
+    gy_s, gx_s = np.gradient(seen_l, axis=(1, 2))
+    gy_e, gx_e = np.gradient(expected_l, axis=(1, 2))
+    mag_s = np.hypot(gx_s, gy_s)
+    mag_e = np.hypot(gx_e, gy_e)
+    yy, xx = np.mgrid[0:s, 0:s]
+    rx, ry = xx + 0.5 - s / 2, yy + 0.5 - s / 2
+    r = np.hypot(rx, ry) / (s / 2)
+    radial = np.abs(gx_s * (rx / np.maximum(r, 1e-3))[None] + gy_s * (ry / np.maximum(r, 1e-3))[None]) / (s / 2)
+    out = np.zeros((n, 6), np.float32)
+    for i, (lo, hi) in enumerate(((0.0, 0.4), (0.4, 0.75), (0.75, 1.0))):
+        m = (r >= lo) & (r < hi)
+        out[:, i] = (mag_s[:, m].mean(1) - mag_e[:, m].mean(1)) / 3.0
+        out[:, 3 + i] = radial[:, m].sum(1) / (mag_s[:, m].sum(1) + 1.0)
+    return out
+
+RAY_ANGLES = 16
+RAY_STEPS = np.arange(1, 13) / 16.0  # radii in lots, out to 3/4 of a lot
+
+
+def ray_lengths(changed_board: np.ndarray, lot_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """How far the departing blob reaches from each lot's centre along 16 rays: (80, 16) in lots.
+
+    Walks outward and stops at the first unchanged sample, so a neighbour's
+    piece does not count.  A dome gives equal rays, a square tower base a
+    four-fold pattern, a leaning tower long rays on one side.
+    """
+    s = lot_px
+    pad = s
+    padded = np.pad(changed_board, pad)
+    theta = np.arange(RAY_ANGLES) * 2 * np.pi / RAY_ANGLES
+    ids = np.arange(80)
+    cx = (ids % LOTS_WIDE + 0.5) * s + pad
+    cy = (LOTS_TALL - 1 - ids // LOTS_WIDE + 0.5) * s + pad
+    dx = np.cos(theta)[:, None] * RAY_STEPS[None] * s  # (16, 12)
+    dy = -np.sin(theta)[:, None] * RAY_STEPS[None] * s
+    xs = np.clip(np.rint(cx[:, None, None] + dx[None]).astype(int), 0, padded.shape[1] - 1)
+    ys = np.clip(np.rint(cy[:, None, None] + dy[None]).astype(int), 0, padded.shape[0] - 1)
+    hit = padded[ys, xs]  # (80, 16, 12)
+    run = np.cumprod(hit, axis=2).sum(axis=2)
+    return run / 16.0, theta
+
+
+def lot_features(
+    seen: np.ndarray,
+    expected: np.ndarray,
+    geometry_centre: np.ndarray,
+    lean_tiles: float,
+) -> np.ndarray:
+    """Physical features of all 80 lots at once: (80, len(FEATURE_NAMES)).
+
+    ``seen``/``expected`` are Lab lots in seen orientation (80, s, s, 3);
+    ``geometry_centre`` the camera centre in board tile units (x, y, z).
+    """
+    n, s = seen.shape[:2]
+    masks = _masks(s)
+    diff = difference(seen, expected).reshape(n, s * s)
+    noise = float(max(2.0, np.median(diff[:, masks["corner"].ravel()][:, ::3])))
+    threshold = max(7.0, 2.5 * noise)
+    changed = diff > threshold
+    feats = np.zeros((n, len(FEATURE_NAMES)), np.float32)
+
+    def region(name: str) -> np.ndarray:
+        return masks[name].ravel()
+
+    for i, name in enumerate(("core", "centre", "ring", "corner")):
+        m = region(name)
+        feats[:, i] = diff[:, m].mean(1) / 10.0
+        feats[:, 4 + i] = changed[:, m].mean(1)
+    centre = region("centre")
+    sl = seen[..., 0].reshape(n, -1)[:, centre]
+    el = expected[..., 0].reshape(n, -1)[:, centre]
+    gy_s = np.abs(np.diff(seen[..., 0], axis=1)).mean(axis=(1, 2))
+    gx_s = np.abs(np.diff(seen[..., 0], axis=2)).mean(axis=(1, 2))
+    gy_e = np.abs(np.diff(expected[..., 0], axis=1)).mean(axis=(1, 2))
+    gx_e = np.abs(np.diff(expected[..., 0], axis=2)).mean(axis=(1, 2))
+    feats[:, 8] = (gx_s + gy_s - gx_e - gy_e) / 5.0
+    # extremes (the warp already smooths over a few pixels): glare and shading
+    feats[:, 9] = (sl.max(1) - el.max(1)) / 10.0
+    feats[:, 10] = (el.min(1) - sl.min(1)) / 10.0
+    sc = np.hypot(seen[..., 1], seen[..., 2]).reshape(n, -1)[:, centre].mean(1)
+    ec = np.hypot(expected[..., 1], expected[..., 2]).reshape(n, -1)[:, centre].mean(1)
+    feats[:, 11] = (sc - ec) / 10.0
+    # toward / away from the nadir: a tower's lean spills onto the far side
+    ox, oy = _offsets(s)
+    centres = lot_centres()
+    direction = centres - geometry_centre[None, :2]
+    dist = np.linalg.norm(direction, axis=1, keepdims=True)
+    unit = direction / np.maximum(dist, 1e-6)
+    along = unit[:, 0:1] * ox.ravel()[None] + unit[:, 1:2] * oy.ravel()[None]  # (80, s*s)
+    near = along < -0.1
+    far = along > 0.1
+    feats[:, 12] = (diff * near).sum(1) / np.maximum(near.sum(1), 1) / 10.0
+    feats[:, 13] = (diff * far).sum(1) / np.maximum(far.sum(1), 1) / 10.0
+    cz = float(geometry_centre[2])
+    feats[:, 14] = dist[:, 0] * lean_tiles / max(cz - lean_tiles, 1e-3) * 2.0  # lean of an apex, in lots
+    feats[:, 15] = noise / 10.0
+    # compared with the tile's other lots: the rank of this lot's centre departure
+    d_c = feats[:, 1]
+    per_tile = d_c[TILE_LOT_IDS]  # (20, 4)
+    ranks = per_tile.argsort(1).argsort(1) / 3.0
+    feats[TILE_LOT_IDS.ravel(), 16] = ranks.ravel()
+    sorted_tile = np.sort(per_tile, axis=1)
+    gap = np.empty_like(per_tile)
+    for j in range(4):
+        gap[:, j] = per_tile[:, j] - np.where(per_tile[:, j] == sorted_tile[:, 0], sorted_tile[:, 1], sorted_tile[:, 0])
+    feats[TILE_LOT_IDS.ravel(), 17] = gap.ravel()
+    # shape of the departing blob: a tower is larger and stretched outward along its lean
+    wgt = np.clip(diff / threshold - 0.5, 0.0, 2.0)
+    total = wgt.sum(1) + 1e-6
+    across = -unit[:, 1:2] * ox.ravel()[None] + unit[:, 0:1] * oy.ravel()[None]
+    mean_along = (wgt * along).sum(1) / total
+    feats[:, 18] = wgt.mean(1)
+    feats[:, 19] = mean_along * 2.0
+    feats[:, 20] = np.sqrt((wgt * (along - mean_along[:, None]) ** 2).sum(1) / total) * 2.0
+    feats[:, 21] = np.sqrt((wgt * across**2).sum(1) / total) * 2.0
+    # ray lengths of the blob: round dome, square tower base, leaning tower
+    from boardcam.vision.occlusion import board_layout
+
+    rays, theta = ray_lengths(board_layout((diff > threshold).reshape(n, s, s)).astype(np.uint8), s)
+    rsum = rays.sum(1) + 1e-6
+    feats[:, 24] = rays.mean(1) * 2.0
+    feats[:, 25] = rays.std(1) / (rays.mean(1) + 0.05)
+    feats[:, 26] = np.abs((rays * np.exp(1j * theta)[None]).sum(1)) / rsum
+    feats[:, 27] = np.abs((rays * np.exp(4j * theta)[None]).sum(1)) / rsum
+    out_angle = np.arctan2(unit[:, 1], unit[:, 0])
+    feats[:, 28] = (rays * np.cos(theta[None] - out_angle[:, None])).sum(1) / rsum
+    feats[:, 29:35] = edge_features(seen[..., 0], expected[..., 0])
+    # the neighbours toward / away from the nadir: a tower there leans into / is leant on by this lot
+    ids = np.arange(80)
+    col, row = ids % LOTS_WIDE, ids // LOTS_WIDE
+    for k, sign in ((22, -1.0), (23, 1.0)):
+        dc = np.rint(sign * unit[:, 0]).astype(int)
+        dr = np.rint(sign * unit[:, 1]).astype(int)
+        ncol, nrow = np.clip(col + dc, 0, LOTS_WIDE - 1), np.clip(row + dr, 0, LOTS_TALL - 1)
+        same = (ncol == col) & (nrow == row)
+        feats[:, k] = np.where(same, 0.0, feats[nrow * LOTS_WIDE + ncol, 1])
+    return feats
+
+
+def lot_centres() -> np.ndarray:
+    """Board coordinates (tile units) of every lot's centre, by lot id: (80, 2)."""
+    ids = np.arange(LOTS_TALL * LOTS_WIDE)
+    return np.stack([(ids % LOTS_WIDE + 0.5) / 2.0, (ids // LOTS_WIDE + 0.5) / 2.0], axis=1)
+
+
+# ----------------------------------------------------------------------------- classifier
+
+
+def kind_probabilities(features: np.ndarray, model: dict[str, Any]) -> np.ndarray:
+    """P(empty, dome, tower) per lot from the fitted two-layer network (temperature-scaled)."""
+    x = (features - np.asarray(model["mean"])) / np.asarray(model["std"])
+    h = np.maximum(x @ np.asarray(model["w1"]) + np.asarray(model["b1"]), 0.0)
+    logits = (h @ np.asarray(model["w2"]) + np.asarray(model["b2"])) / float(model.get("temperature", 1.0))
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+def heuristic_probabilities(features: np.ndarray) -> np.ndarray:
+    """Fallback when no fitted model is present: centre departure decides, size tells the kind."""
+    occ = 1.0 / (1.0 + np.exp(-(features[:, 5] - 0.45) / 0.08))
+    tower = 1.0 / (1.0 + np.exp(-(features[:, 6] + features[:, 13] - 0.9) / 0.15))
+    return np.stack([1 - occ, occ * (1 - tower), occ * tower], axis=1)
+
+
+# ----------------------------------------------------------------------------- colours
+
+
+def piece_colour_scores(
+    seen: np.ndarray, expected: np.ndarray, light_ref: tuple[float, float], appearance: Appearance | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Colour probabilities of whatever stands on each lot.
+
+    Returns (80, 4) red/blue/green/black for a dome, (80, 4) for a tower
+    (black impossible) and the piece's mean Lab.  The piece is the more
+    departing half of the lot's centre (glare left out: it is the lamp's
+    colour).  A tower's hue comes from its *coloured* pixels only: a white
+    or black cap departs most but says nothing about the tower, and a tower
+    on a tile of its own colour departs only by shading, so when no
+    coloured pixel departs, the coloured pixels of the centre speak.
+    """
+    n, s = seen.shape[:2]
+    centre = _masks(s)["centre"].ravel()
+    diff = difference(seen, expected).reshape(n, -1)[:, centre]
+    pixels = seen.reshape(n, -1, 3)[:, centre]
+    cut = np.median(diff, axis=1, keepdims=True)
+    depart = (diff >= cut) & (pixels[..., 0] < 97.0)
+    w = depart.astype(np.float32)
+    w[w.sum(1) < 4] = 1.0
+    medians = (pixels * w[..., None]).sum(1) / w.sum(1)[:, None]
+    chroma = np.hypot(pixels[..., 1], pixels[..., 2])
+    colourful = np.clip(chroma - 12.0, 0.0, 30.0)
+    # a white cap is the lightest part of its tower and, under a lamp the
+    # white balance did not fully undo, not quite grey: leave it out
+    colourful = colourful * (pixels[..., 0] <= np.percentile(pixels[..., 0], 70, axis=1, keepdims=True))
+    wc = colourful * depart
+    weak = wc.sum(1) < 0.15 * s * s
+    wc[weak] = colourful[weak]
+    tower_lab = np.column_stack([
+        medians[:, 0],
+        (pixels[..., 1] * wc).sum(1) / np.maximum(wc.sum(1), 1e-6),
+        (pixels[..., 2] * wc).sum(1) / np.maximum(wc.sum(1), 1e-6),
+    ])
+    dark, light = light_ref
+    dome = rule_colour_probabilities(medians, dark, light)
+    # each coloured pixel votes for the nearest guild hue: a majority, not a
+    # mean, so a neighbour's leaning tower or a shadow cannot drag the hue
+    hue = np.degrees(np.arctan2(pixels[..., 2], pixels[..., 1])) % 360.0
+    votes = np.stack([(wc * np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2)).sum(1)
+                      for g in ("red", "blue", "green")], axis=1)
+    share = votes / np.maximum(votes.sum(1, keepdims=True), 1e-6)
+    tower = np.zeros((n, 4))
+    tower[:, :3] = np.exp(8.0 * share)
+    if appearance is not None and any(k.startswith("structure:") for k in appearance.colours):
+        for i in range(n):
+            scores = learned_scores(medians[i], appearance.colours, "structure:")
+            learned = np.array([scores.get(name, 0.0) for name in STRUCTURE_COLOURS])
+            if learned.sum() > 0:
+                dome[i] = learned / learned.sum()
+            scores = learned_scores(tower_lab[i], appearance.colours, "structure:")
+            learned = np.array([scores.get(name, 0.0) for name in STRUCTURE_COLOURS])
+            if learned.sum() > 0:
+                tower[i] = learned / learned.sum()
+    tower[:, 3] = 0.0
+    tower /= np.maximum(tower.sum(1, keepdims=True), 1e-9)
+    return dome, tower, medians
+
+
+def rule_colour_probabilities(lab: np.ndarray, dark: float, light: float) -> np.ndarray:
+    """Red/blue/green by hue angle, black by low chroma and lightness relative to the board."""
+    lab = np.atleast_2d(lab)
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    hue = np.degrees(np.arctan2(lab[:, 2], lab[:, 1])) % 360.0
+    rel = (lab[:, 0] - dark) / max(light - dark, 1e-6)
+    logits = np.zeros((len(lab), 4))
+    for j, name in enumerate(("red", "blue", "green")):
+        logits[:, j] = -0.5 * (hue_distance(hue, HUE_DEG[name]) / 28.0) ** 2 + np.clip(chroma - 10.0, 0, 20) / 4.0
+    logits[:, 3] = 3.0 * (1.0 - np.clip(chroma / 14.0, 0, 2)) + 4.0 * (0.35 - rel) / 0.2
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+def cap_probabilities(
+    lab_board: np.ndarray, geometry: WarpGeometry, tile_mm: float, body: np.ndarray, light_ref: tuple[float, float]
+) -> np.ndarray:
+    """P(no cap, white, black) per lot, read where a cap's middle would be seen.
+
+    A cap is achromatic: white is light, black is dark, compared with the
+    tower body's own colour there (a black cap on a dark blue tower is
+    darker *and* greyer than the tower).
+    """
+    s = geometry.tile_px // 2
+    centres = lot_centres()
+    where = project_height(centres, CAP_SAMPLE_MM / tile_mm, geometry.camera_centre)
+    xy = geometry.board_to_warp(where)
+    h, w = lab_board.shape[:2]
+    r = max(1, int(round(0.12 * s)))
+    smooth = cv2.blur(lab_board, (2 * r + 1, 2 * r + 1))
+    xi = np.clip(np.round(xy[:, 0]).astype(int), 0, w - 1)
+    yi = np.clip(np.round(xy[:, 1]).astype(int), 0, h - 1)
+    samples = smooth[yi, xi].astype(np.float64)
+    dark, light = light_ref
+    chroma = np.hypot(samples[:, 1], samples[:, 2])
+    body_chroma = np.hypot(body[:, 1], body[:, 2])
+    rel = (samples[:, 0] - dark) / max(light - dark, 1e-6)
+    grey = np.clip((0.6 * body_chroma - chroma) / 6.0, -3, 3) + np.clip((14.0 - chroma) / 6.0, -3, 3)
+    logits = np.zeros((80, 3))
+    logits[:, 1] = grey + (rel - 0.6) / 0.08 + (samples[:, 0] - body[:, 0] - 10.0) / 5.0
+    logits[:, 2] = grey + (0.3 - rel) / 0.08 + (body[:, 0] - samples[:, 0] - 5.0) / 5.0
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)

@@ -1,0 +1,139 @@
+"""The optional printed mat: four ArUco markers just outside the tile area.
+
+Markers make board finding trivial and orientation unambiguous (marker 0 is
+always beside A1), so :func:`boardcam.vision.read_board` uses them whenever
+they are visible and falls back to markerless finding otherwise.
+
+Mat coordinates are millimetres with the origin at the A1 outer corner of the
+tile area, x towards H1 and y towards A10 (the mat printed with row 10 at the
+top).  The calibration package renders the printable mat from :class:`MatSpec`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from boardcam.engine.errors import FormatError
+from boardcam.vision.models import CORNER_NAMES, TILES_TALL, TILES_WIDE, BoardPose
+
+DICTIONARY_NAME = "DICT_4X4_50"
+
+
+@dataclass(frozen=True)
+class MatSpec:
+    """Physical layout of the marker mat.
+
+    ``gap_mm`` is the allowance between tiles laid by hand, so the printed tile
+    area is a little larger than 4×5 bare tiles.  Marker ``i`` sits diagonally
+    outside corner ``CORNER_NAMES[i]`` (A1, H1, H10, A10), ``margin_mm`` from it.
+    """
+
+    tile_mm: float = 51.0
+    gap_mm: float = 1.0
+    marker_mm: float = 30.0
+    margin_mm: float = 8.0
+    dictionary: str = DICTIONARY_NAME
+    marker_ids: tuple[int, int, int, int] = (0, 1, 2, 3)
+
+    @property
+    def area_mm(self) -> tuple[float, float]:
+        """Width (A→H) and height (1→10) of the tile area in millimetres."""
+        return (
+            TILES_WIDE * self.tile_mm + (TILES_WIDE - 1) * self.gap_mm,
+            TILES_TALL * self.tile_mm + (TILES_TALL - 1) * self.gap_mm,
+        )
+
+    def tile_area_corners_mm(self) -> np.ndarray:
+        """A1, H1, H10, A10 corners of the tile area, mat millimetres."""
+        w, h = self.area_mm
+        return np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]])
+
+    def marker_corners_mm(self) -> dict[int, np.ndarray]:
+        """Each marker's corners in ArUco order (top-left, top-right, bottom-right,
+        bottom-left as printed with row 10 at the top), mat millimetres (y up)."""
+        w, h = self.area_mm
+        m, s = self.margin_mm, self.marker_mm
+        # lower-left corner of each marker square
+        origins = [(-m - s, -m - s), (w + m, -m - s), (w + m, h + m), (-m - s, h + m)]
+        out = {}
+        for marker_id, (x0, y0) in zip(self.marker_ids, origins):
+            out[marker_id] = np.array([[x0, y0 + s], [x0 + s, y0 + s], [x0 + s, y0], [x0, y0]], dtype=np.float64)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tile_mm": self.tile_mm,
+            "gap_mm": self.gap_mm,
+            "marker_mm": self.marker_mm,
+            "margin_mm": self.margin_mm,
+            "dictionary": self.dictionary,
+            "marker_ids": list(self.marker_ids),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> MatSpec:
+        if not isinstance(data, dict):
+            raise FormatError("mat: expected an object")
+        try:
+            spec = cls(
+                tile_mm=float(data.get("tile_mm", 51.0)),
+                gap_mm=float(data.get("gap_mm", 1.0)),
+                marker_mm=float(data.get("marker_mm", 30.0)),
+                margin_mm=float(data.get("margin_mm", 8.0)),
+                dictionary=str(data.get("dictionary", DICTIONARY_NAME)),
+                marker_ids=tuple(int(v) for v in data.get("marker_ids", (0, 1, 2, 3))),  # type: ignore[arg-type]
+            )
+        except (TypeError, ValueError) as error:
+            raise FormatError(f"mat: {error}") from None
+        if len(spec.marker_ids) != 4:
+            raise FormatError("mat.marker_ids: expected 4 ids")
+        if not hasattr(cv2.aruco, spec.dictionary):
+            raise FormatError(f"mat.dictionary: unknown ArUco dictionary {spec.dictionary!r}")
+        return spec
+
+
+def _detector(dictionary: str) -> cv2.aruco.ArucoDetector:
+    aruco_dict = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    return cv2.aruco.ArucoDetector(aruco_dict, params)
+
+
+def detect_markers(gray: np.ndarray, spec: MatSpec) -> dict[int, np.ndarray]:
+    """Marker id -> its 4 corners in image pixels, for the mat's ids only."""
+    corners, ids, _ = _detector(spec.dictionary).detectMarkers(gray)
+    found: dict[int, np.ndarray] = {}
+    if ids is None:
+        return found
+    for quad, marker_id in zip(corners, ids.ravel()):
+        if int(marker_id) in spec.marker_ids and int(marker_id) not in found:
+            found[int(marker_id)] = quad.reshape(4, 2).astype(np.float64)
+    return found
+
+
+def find_mat(gray: np.ndarray, spec: MatSpec | None = None) -> BoardPose | None:
+    """The tile area's pose from the mat's markers, or ``None`` if fewer than two are seen.
+
+    Two markers already give eight point pairs, enough for a homography; the
+    corners of the tile area then follow from the mat's geometry, and A1 is
+    whichever corner marker 0 marks, however the board is turned.
+    """
+    spec = spec or MatSpec()
+    if gray.ndim == 3:
+        gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
+    found = detect_markers(gray, spec)
+    if len(found) < 2:
+        return None
+    layout = spec.marker_corners_mm()
+    src = np.concatenate([layout[i] for i in sorted(found)])
+    dst = np.concatenate([found[i] for i in sorted(found)])
+    h, _ = cv2.findHomography(src, dst, 0)
+    if h is None:
+        return None
+    area = spec.tile_area_corners_mm().reshape(-1, 1, 2)
+    corners = cv2.perspectiveTransform(area, h).reshape(4, 2)
+    return BoardPose({name: (float(x), float(y)) for name, (x, y) in zip(CORNER_NAMES, corners)})

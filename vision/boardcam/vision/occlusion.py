@@ -1,0 +1,118 @@
+"""Say "occluded" when a hand, arm or other object is over the board.
+
+An arm reaching over the board always crosses the array's outline: it comes
+from outside the picture.  Pieces never do more than lean half a lot over the
+edge, so they never reach the *outer* part of the band of table that the warp
+keeps around the array.  The test therefore joins two maps:
+
+* on the table band: pixels unlike the table (ΔE from the band's median
+  colour, well above the band's own texture);
+* on the array: pixels unlike the empty look of their lot (the lot reader's
+  difference map);
+
+and looks for a connected region that touches the outer rim of the band and
+covers more of the array than a piece could (two lots).  Lots under such a
+region are listed; their readings are not to be trusted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from boardcam.vision.models import LOTS_TALL, LOTS_WIDE
+from boardcam.vision.tiles import lot_id
+
+#: a region covering this many lots of the array cannot be pieces
+MIN_FOREIGN_LOTS = 2.0
+
+
+@dataclass(frozen=True)
+class Occlusion:
+    occluded: bool
+    lots: tuple[int, ...]
+    score: float  # largest foreign region, in lots of the array it covers
+
+
+def board_layout(per_lot: np.ndarray) -> np.ndarray:
+    """(80, s, s) per-lot maps -> one (10 s, 8 s) map in the top-down board layout (row 10 up)."""
+    s = per_lot.shape[1]
+    grid = per_lot.reshape(LOTS_TALL, LOTS_WIDE, s, s)[::-1]
+    return grid.transpose(0, 2, 1, 3).reshape(LOTS_TALL * s, LOTS_WIDE * s)
+
+
+def table_departure(lab_all: np.ndarray, margin_px: int) -> np.ndarray:
+    """ΔE of every pixel from the table's typical colour, in units of the table's own spread.
+
+    Median and spread come from the band of table around the array; an arm
+    covers less than half of that band, so both describe the table.
+    """
+    h, w = lab_all.shape[:2]
+    band = np.ones((h, w), bool)
+    band[margin_px : h - margin_px, margin_px : w - margin_px] = False
+    valid = lab_all[..., 0] > 0.5  # outside the frame the warp leaves black
+    pixels = lab_all[band & valid][::3]
+    if len(pixels) < 10:
+        return np.zeros((h, w), np.float32)
+    centre = np.median(pixels, axis=0)
+    spread = float(np.median(np.sqrt(((pixels - centre) ** 2).sum(-1))))
+    d = np.sqrt(((lab_all - centre) ** 2).sum(-1))
+    out = d / max(spread * 3.0, 10.0)
+    out[~valid] = 0.0
+    return out.astype(np.float32)
+
+
+def find_occlusion(
+    lab_all: np.ndarray, margin_px: int, lot_px: int, difference: np.ndarray, threshold: float | None = None
+) -> Occlusion:
+    """Regions that enter across the table band and cover more of the array than a piece.
+
+    An entry is a patch unlike the table that touches the band's outer rim
+    along more than a piece's width.  From there the region grows over
+    everything that has the entering arm's own colour or departs from the
+    empty look of its lot — so an arm is followed onto the board even where
+    it hides whole tiles (and the tiles' own templates can no longer tell).
+    """
+    h, w = lab_all.shape[:2]
+    board_diff = board_layout(difference)
+    bh, bw = board_diff.shape
+    if threshold is None:
+        threshold = max(14.0, 4.0 * float(np.median(board_diff[::3, ::3])))
+    departure = table_departure(lab_all, margin_px) > 1.0
+    band = np.ones((h, w), bool)
+    band[margin_px : h - margin_px, margin_px : w - margin_px] = False
+    entry_mask = (departure & band).astype(np.uint8)
+    entry_mask = cv2.morphologyEx(entry_mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    count, labels = cv2.connectedComponents(entry_mask, connectivity=8)
+    rim = max(2, margin_px // 4)
+    outer = np.zeros((h, w), bool)
+    outer[:rim] = outer[-rim:] = True
+    outer[:, :rim] = outer[:, -rim:] = True
+    changed = np.zeros((h, w), bool)
+    changed[margin_px : margin_px + bh, margin_px : margin_px + bw] = board_diff > threshold
+    lot_area = float(lot_px * lot_px)
+    covered: set[int] = set()
+    worst = 0.0
+    for label in np.unique(labels[outer & (labels > 0)]):
+        entry = labels == label
+        contact = float((entry & outer).sum()) / rim
+        if contact < 1.2 * lot_px:
+            continue
+        colour = np.median(lab_all[entry], axis=0)
+        alike = np.sqrt(((lab_all - colour) ** 2).sum(-1)) < 14.0
+        grow = ((alike | changed | entry) & ~(band & ~departure)).astype(np.uint8)
+        _, grown = cv2.connectedComponents(grow, connectivity=4)
+        ids = np.unique(grown[entry])
+        region = np.isin(grown, ids[ids > 0])[margin_px : margin_px + bh, margin_px : margin_px + bw]
+        on_board = float(region.sum()) / lot_area
+        worst = max(worst, on_board)
+        if on_board < MIN_FOREIGN_LOTS:
+            continue
+        per_lot = region.reshape(LOTS_TALL, lot_px, LOTS_WIDE, lot_px).mean(axis=(1, 3))
+        for r_img in range(LOTS_TALL):
+            for col in range(LOTS_WIDE):
+                if per_lot[r_img, col] > 0.25:
+                    covered.add(lot_id(col, LOTS_TALL - 1 - r_img))
+    return Occlusion(bool(covered), tuple(sorted(covered)), float(worst))

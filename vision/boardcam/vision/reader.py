@@ -1,0 +1,335 @@
+"""The orchestrator: one frame in, one :class:`Reading` out.
+
+Stages (each its own module, each a pure function of its inputs):
+
+1. pose — given (fast path: no search), from the marker mat, or markerless;
+2. warp — one remap with precomputed maps (lens distortion folded in) to a
+   small top-down image of the array, 16 px per lot, plus a lot of table;
+3. colour — white balance (calibration's gains, else shades-of-grey on the
+   board, whose five tiles per guild average out to grey), then Lab;
+4. tiles — guild colour per tile; a first look at which lots hold pieces;
+   the icon lot per tile among the free lots;
+5. lots — every lot against its empty look (the reference when present,
+   else this frame's own guild templates): empty / dome / tower, colours, cap;
+6. occlusion — a hand or arm over the board.
+
+All per-lot work is vectorised over the 80 lots; every stage's time is
+reported so a slow Pi shows where the time goes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from boardcam.vision import lots as lots_stage
+from boardcam.vision.colour import board_gains, to_lab
+from boardcam.vision.errors import BoardNotFoundError
+from boardcam.vision.find_board import find_board, search_image
+from boardcam.vision.geometry import build_warp
+from boardcam.vision.lots import LotReading
+from boardcam.vision.mat import MatSpec, find_mat
+from boardcam.vision.models import Appearance, BoardPose, CameraIntrinsics, EmptyBoardReference
+from boardcam.vision.occlusion import find_occlusion
+from boardcam.vision.tiles import (
+    GUILDS,
+    TILE_KEYS,
+    TileReading,
+    canonical,
+    lot_grid,
+    lot_name,
+    read_icon_lots,
+    read_tile_colours,
+)
+
+LOT_PX = 16  # warped resolution per lot: ample for 18–25 mm pieces, small enough to be quick
+TILE_PX = 2 * LOT_PX
+MARGIN_PX = LOT_PX  # one lot of table around the array, for arms crossing the edge
+
+
+def _lot_name(lot: int) -> str:
+    return lot_name(lot % 8, lot // 8)
+
+
+def _lot_id(name: str) -> int:
+    return (int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one frame shows: the position, how sure each part is, and where the board is."""
+
+    position_dict: dict[str, Any]
+    lot_confidence: dict[str, float]
+    tile_confidence: dict[str, float]
+    pose: BoardPose
+    occluded: bool
+    occluded_lots: tuple[str, ...]
+    timing_ms: dict[str, float]
+    lots: dict[int, LotReading] = field(repr=False, default_factory=dict)
+    tiles: dict[str, TileReading] = field(repr=False, default_factory=dict)
+
+    @property
+    def corners_px(self) -> dict[str, list[float]]:
+        return self.pose.to_json()["corners_px"]  # type: ignore[no-any-return]
+
+    @property
+    def position(self) -> Any:
+        """The engine's Position."""
+        from boardcam.engine.aliencity import Position
+
+        return Position.from_json(self.position_dict)
+
+    def position_json(self) -> dict[str, Any]:
+        return self.position_dict
+
+    def to_json(self) -> dict[str, Any]:
+        out = dict(self.position_dict)
+        out["confidence"] = {"lots": dict(self.lot_confidence), "tiles": dict(self.tile_confidence)}
+        out["board"] = {"corners_px": self.corners_px}
+        out["occluded"] = self.occluded
+        out["occluded_lots"] = list(self.occluded_lots)
+        out["timing_ms"] = {k: round(v, 2) for k, v in self.timing_ms.items()}
+        return out
+
+
+def locate_board(
+    image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None, mat: MatSpec | None
+) -> tuple[BoardPose, str]:
+    """Pose from the marker mat when its markers are seen, else markerless."""
+    small, scale = search_image(image_bgr, intrinsics)
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    pose = find_mat(gray, mat or MatSpec())
+    if pose is not None:
+        pts = (np.array(pose.ordered()) + 0.5) / scale - 0.5
+        return BoardPose.from_points(pts), "mat"
+    return find_board(image_bgr, intrinsics), "markerless"
+
+
+def _load_models() -> tuple[dict[str, Any] | None, dict[str, Any] | None, dict[str, Any] | None]:
+    try:
+        from boardcam.vision import lot_model
+    except ImportError:  # not fitted yet: physical heuristics only
+        return None, None, None
+    return lot_model.FIRST_LOOK, lot_model.FINAL, getattr(lot_model, "CONFIDENCE_MAP", None)
+
+
+FIRST_LOOK_MODEL, FINAL_MODEL, CONFIDENCE_MAP = _load_models()
+
+
+def calibrated(raw: float) -> float:
+    """The raw confidence of a lot's answer mapped to its held-out accuracy (see train_lot_model)."""
+    if CONFIDENCE_MAP is None:
+        return raw
+    sure = float(CONFIDENCE_MAP.get("sure_from", 2.0))
+    if raw >= sure:  # the range where held-out answers were right at least 99.95 % of the time
+        return 0.9 + 0.1 * (raw - sure) / max(1.0 - sure, 1e-9)
+    return min(float(np.interp(raw, CONFIDENCE_MAP["x"], CONFIDENCE_MAP["y"])), 0.899)
+
+
+def _kind_probs(features: np.ndarray, model: dict[str, Any] | None) -> np.ndarray:
+    if model is None:
+        return lots_stage.heuristic_probabilities(features)
+    return lots_stage.kind_probabilities(features, model)
+
+
+@dataclass(frozen=True)
+class LotAnalysis:
+    """Intermediate per-lot arrays, exposed for the model-fitting script and tests."""
+
+    features: np.ndarray  # (80, F) final features
+    first_features: np.ndarray  # (80 k, F) features of the k first looks, before the icons were known
+    kind_probs: np.ndarray  # (80, 3)
+    colour_probs: np.ndarray  # (80, 4) red, blue, green, black if a dome stands there
+    tower_colour_probs: np.ndarray  # (80, 4) the same if a tower does (black impossible)
+    cap_probs: np.ndarray  # (80, 3)
+    difference: np.ndarray  # (80, s, s) ΔE against the empty look
+
+
+def analyse(
+    lab_all: np.ndarray,
+    geometry: Any,
+    appearance: Appearance | None,
+    reference: EmptyBoardReference | None,
+    timing: dict[str, float],
+    models: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None,
+) -> tuple[dict[str, TileReading], LotAnalysis]:
+    """Tiles and lots from the warped Lab image (margin included)."""
+    first_model, final_model = models if models is not None else (FIRST_LOOK_MODEL, FINAL_MODEL)
+    t0 = time.perf_counter()
+    lab = geometry.board_view(lab_all)
+    seen = lot_grid(lab, LOT_PX)
+    canon = canonical(seen)
+    tile_mm = appearance.tile_mm if appearance is not None and appearance.tile_mm != 51.0 else lots_stage.DEFAULT_TILE_MM
+    lean = lots_stage.TOWER_HEIGHT_MM / tile_mm
+    centre = geometry.camera_centre
+    if reference is not None:
+        expected_seen = lots_stage.relight(reference.lots_at(LOT_PX), seen)
+        tiles = reference.tile_readings()
+        lot_guild = lots_stage.guild_index(tiles)
+        first = lots_stage.lot_features(seen, expected_seen, centre, lean)
+        t1 = time.perf_counter()
+        timing["tiles"] = (t1 - t0) * 1000
+    else:
+        colours = read_tile_colours(lab, TILE_PX)
+        prelim = {k: TileReading(c, 0, conf, 0.0) for k, (c, conf) in colours.items()}
+        lot_guild = lots_stage.guild_index(prelim)
+        plain = lots_stage.plain_templates(canon, lot_guild)
+        first = lots_stage.lot_features(seen, lots_stage.relight(canonical(plain[lot_guild], inverse=True), seen), centre, lean)
+        if first_model is None:
+            piece, icon_like = 1.0 - lots_stage.heuristic_probabilities(first)[:, 0], None
+        else:  # classes: plain, icon, dome, tower
+            look = lots_stage.kind_probabilities(first, first_model)
+            piece, icon_like = look[:, 2] + look[:, 3], look[:, 1]
+        # A late game puts a dome of the tile's own colour on most lots, so the
+        # guild median can itself look like a dome: the final templates leave
+        # out the lots the first look saw pieces on.
+        plain = lots_stage.plain_templates(canon, lot_guild, piece)
+        icons = read_icon_lots(canon, {k: c for k, (c, _) in colours.items()}, piece, icon_like)
+        tiles = {key: TileReading(colours[key][0], icons[key][0], colours[key][1], icons[key][1]) for key in TILE_KEYS}
+        icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
+        expected_seen = canonical(lots_stage.expected_from_frame(canon, lot_guild, icon_lots, piece, plain), inverse=True)
+        expected_seen = lots_stage.relight(expected_seen, seen)
+        t1 = time.perf_counter()
+        timing["tiles"] = (t1 - t0) * 1000
+    features = lots_stage.lot_features(seen, expected_seen, centre, lean)
+    kind = _kind_probs(features, final_model)
+    light = lab[..., 0]
+    light_ref = (float(np.percentile(light[::2, ::2], 2)), float(np.percentile(light[::2, ::2], 98)))
+    colour_probs, tower_colour_probs, body = lots_stage.piece_colour_scores(seen, expected_seen, light_ref, appearance)
+    cap = lots_stage.cap_probabilities(lab, geometry, tile_mm, body, light_ref)
+    diff = lots_stage.difference(seen, expected_seen)
+    timing["lots"] = (time.perf_counter() - t1) * 1000
+    return tiles, LotAnalysis(features, first, kind, colour_probs, tower_colour_probs, cap, diff)
+
+
+def decide_lots(analysis: LotAnalysis) -> dict[int, LotReading]:
+    """Most probable structure per lot, with the probability of that whole answer as confidence."""
+    out: dict[int, LotReading] = {}
+    kinds, colours, caps = analysis.kind_probs, analysis.colour_probs, analysis.cap_probs
+    for lot in range(80):
+        k = int(kinds[lot].argmax())
+        if k == 0:
+            out[lot] = LotReading(None, None, None, float(kinds[lot, 0]), {})
+            continue
+        colour_p = analysis.tower_colour_probs[lot] if k == 2 else colours[lot]
+        c = int(colour_p.argmax())
+        conf = float(kinds[lot, k] * colour_p[c])
+        cap = None
+        if k == 2:
+            j = int(caps[lot].argmax())
+            cap = (None, "white", "black")[j]
+            conf *= float(caps[lot, j])
+        out[lot] = LotReading(lots_stage.KINDS[k], GUILDS[c], cap, conf, {})
+    return out
+
+
+def read_board(
+    image_bgr: np.ndarray,
+    *,
+    intrinsics: CameraIntrinsics | None = None,
+    pose: BoardPose | None = None,
+    appearance: Appearance | None = None,
+    mat: MatSpec | None = None,
+    reference: EmptyBoardReference | None = None,
+) -> Reading:
+    """Read the Alien City position in one BGR frame.
+
+    With ``pose`` (from calibration or the previous frame) nothing is searched:
+    the frame is warped with cached maps and read.  ``reference`` (or
+    ``appearance.reference``) is the empty board seen at setup; with it the
+    tiles come from setup and occupancy is a difference test.  Raises
+    :class:`BoardNotFoundError` when no board can be found.
+    """
+    if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
+        raise BoardNotFoundError("image: expected a BGR colour frame")
+    timing: dict[str, float] = {}
+    t0 = time.perf_counter()
+    h, w = image_bgr.shape[:2]
+    if intrinsics is not None:
+        intrinsics = intrinsics.scaled_to((w, h))
+    if pose is None:
+        pose, _how = locate_board(image_bgr, intrinsics, mat)
+        t1 = time.perf_counter()
+        timing["find"] = (t1 - t0) * 1000
+        t0 = t1
+    if reference is None and appearance is not None:
+        reference = appearance.reference
+    geometry = build_warp(pose, (w, h), TILE_PX, intrinsics, MARGIN_PX)
+    warped = geometry.warp(image_bgr)
+    t1 = time.perf_counter()
+    timing["warp"] = (t1 - t0) * 1000
+    t0 = t1
+    if appearance is not None and appearance.white_balance is not None:
+        gains = np.array(appearance.white_balance)
+    elif reference is not None and reference.white_balance is not None:
+        gains = np.array(reference.white_balance)
+    else:
+        gains = board_gains(geometry.board_view(warped))
+    lab_all = to_lab(warped, gains)
+    t1 = time.perf_counter()
+    timing["colour"] = (t1 - t0) * 1000
+    tiles, analysis = analyse(lab_all, geometry, appearance, reference, timing)
+    lots = decide_lots(analysis)
+    t0 = time.perf_counter()
+    occlusion = find_occlusion(lab_all, geometry.margin_px, LOT_PX, analysis.difference)
+    timing["occlusion"] = (time.perf_counter() - t0) * 1000
+    timing["total"] = sum(timing.values())
+
+    position = {
+        "game": "alien-city",
+        "tiles": {key: {"color": tiles[key].colour, "icon": _lot_name(tiles[key].icon_lot)} for key in TILE_KEYS},
+        "structures": {
+            _lot_name(lot): structure
+            for lot, reading in sorted(lots.items())
+            if (structure := reading.to_structure_json()) is not None
+        },
+    }
+    occluded_names = tuple(_lot_name(lot) for lot in occlusion.lots)
+    lot_conf = {_lot_name(lot): round(calibrated(r.confidence), 4) for lot, r in sorted(lots.items())}
+    for name in occluded_names:
+        lot_conf[name] = 0.0
+    return Reading(
+        position_dict=position,
+        lot_confidence=lot_conf,
+        tile_confidence={key: round(float(tiles[key].confidence), 4) for key in TILE_KEYS},
+        pose=pose,
+        occluded=occlusion.occluded,
+        occluded_lots=occluded_names,
+        timing_ms=timing,
+        lots=lots,
+        tiles=tiles,
+    )
+
+
+def empty_board_reference(
+    image_bgr: np.ndarray,
+    pose: BoardPose,
+    *,
+    intrinsics: CameraIntrinsics | None = None,
+    white_balance: tuple[float, float, float] | None = None,
+    tiles: dict[str, dict[str, str]] | None = None,
+    lot_px: int = 8,
+) -> EmptyBoardReference:
+    """What the empty array looks like, for later frames' difference test.
+
+    Taken at setup (``boardcam calibrate board``) from a frame with no pieces:
+    per-lot Lab at ``lot_px`` per lot, plus the tile layout (read here unless
+    given: with no pieces the icon is simply the odd lot of each tile).
+    """
+    h, w = image_bgr.shape[:2]
+    geometry = build_warp(pose, (w, h), TILE_PX, intrinsics, MARGIN_PX)
+    warped = geometry.warp(image_bgr)
+    gains = np.array(white_balance) if white_balance is not None else board_gains(geometry.board_view(warped))
+    lab_all = to_lab(warped, gains)
+    if tiles is None:
+        read, _ = analyse(lab_all, geometry, None, None, {})
+        tiles = {k: {"color": t.colour, "icon": _lot_name(t.icon_lot)} for k, t in read.items()}
+    seen = lot_grid(geometry.board_view(lab_all), LOT_PX)
+    small = seen.reshape(80, lot_px, LOT_PX // lot_px, lot_px, LOT_PX // lot_px, 3).mean(axis=(2, 4))
+    return EmptyBoardReference(lot_px=lot_px, lab=np.round(small, 1), tiles=tiles,
+                               white_balance=tuple(float(g) for g in gains))  # type: ignore[arg-type]

@@ -1,0 +1,321 @@
+"""Read each tile: its guild colour and which of its four lots carries the icon.
+
+Tile art differs between editions (a guild-coloured face, or a neutral face
+with a coloured border and icon, gradients, badges...).  What every edition
+shares, and what this module relies on:
+
+* the guild colour is the dominant *saturated hue* of the tile's print, and a
+  black tile is the one without such a hue that is also dark *compared with
+  the other tiles* (relative measures survive any lamp and exposure);
+* colour names start from hue angles, then are refined with prototypes
+  learned from this very frame (the mean colour of the tiles confidently
+  named so far), the way a person re-judges "is that dark blue or black?"
+  after seeing the whole board;
+* the icon lot is the odd one out of its tile: the lot whose empty look
+  departs most from the tile's other lots.  Only lots without pieces are
+  candidates, and the choice is made consistent across the tiles of a guild
+  (their icons are the same print, turned any way), so a dome that happens to
+  stand out on one tile does not win.  Nothing assumes which way the icon is
+  drawn: comparisons use rotation-invariant ring profiles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from boardcam.vision.colour import HUE_DEG, hue_distance
+from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL, TILES_WIDE
+
+COLUMNS = "ABCDEFGH"
+GUILDS = ("red", "blue", "green", "black")
+#: np.rot90 turns that bring a lot into canonical orientation, by its place in the tile
+ROTATION_OF_QUADRANT = {(0, 1): 0, (1, 1): 1, (1, 0): 2, (0, 0): 3}  # (dx, dy) within tile -> k
+
+
+def lot_name(col: int, row: int) -> str:
+    return f"{COLUMNS[col]}{row + 1}"
+
+
+def lot_id(col: int, row: int) -> int:
+    return row * LOTS_WIDE + col
+
+
+def tile_key(tile_col: int, tile_row: int) -> str:
+    """Tiles are named by their lower-left lot: A1, C1, ..., G9."""
+    return lot_name(2 * tile_col, 2 * tile_row)
+
+
+TILE_KEYS: tuple[str, ...] = tuple(tile_key(c, r) for r in range(TILES_TALL) for c in range(TILES_WIDE))
+
+
+def tile_lots(tile_col: int, tile_row: int) -> list[int]:
+    """Lot ids of a tile: lower-left, lower-right, upper-left, upper-right."""
+    c, r = 2 * tile_col, 2 * tile_row
+    return [lot_id(c, r), lot_id(c + 1, r), lot_id(c, r + 1), lot_id(c + 1, r + 1)]
+
+
+#: (20, 4) lot ids of every tile, tiles in TILE_KEYS order
+TILE_LOT_IDS = np.array([tile_lots(i % TILES_WIDE, i // TILES_WIDE) for i in range(len(TILE_KEYS))])
+#: tile index (into TILE_KEYS) of every lot id
+TILE_OF_LOT = np.empty(LOTS_TALL * LOTS_WIDE, dtype=np.int64)
+TILE_OF_LOT[TILE_LOT_IDS.ravel()] = np.repeat(np.arange(len(TILE_KEYS)), 4)
+
+
+@dataclass(frozen=True)
+class TileReading:
+    colour: str
+    icon_lot: int  # lot id 0..79
+    colour_confidence: float
+    icon_confidence: float
+
+    @property
+    def confidence(self) -> float:
+        return min(self.colour_confidence, self.icon_confidence)
+
+
+def lot_grid(board: np.ndarray, lot_px: int) -> np.ndarray:
+    """The board image cut into lots: (80, s, s, C) indexed by lot id, as seen (not turned)."""
+    s = lot_px
+    grid = board[: LOTS_TALL * s, : LOTS_WIDE * s].reshape(LOTS_TALL, s, LOTS_WIDE, s, -1).transpose(0, 2, 1, 3, 4)
+    return np.ascontiguousarray(grid[::-1]).reshape(LOTS_TALL * LOTS_WIDE, s, s, -1)
+
+
+def _quadrant_groups() -> dict[int, np.ndarray]:
+    groups: dict[int, list[int]] = {}
+    for row in range(LOTS_TALL):
+        for col in range(LOTS_WIDE):
+            groups.setdefault(ROTATION_OF_QUADRANT[(col % 2, row % 2)], []).append(lot_id(col, row))
+    return {k: np.array(v) for k, v in groups.items()}
+
+
+QUADRANT_GROUPS = _quadrant_groups()
+
+
+def canonical(lots: np.ndarray, inverse: bool = False) -> np.ndarray:
+    """Turn every lot so its tile's centre is at the lower-right corner (or back).
+
+    The four lots of a tile carry the same print up to this turn (border on
+    two sides, streets on the other two), so canonical lots of one guild can
+    be compared and averaged pixel by pixel.
+    """
+    out = np.empty_like(lots)
+    for k, ids in QUADRANT_GROUPS.items():
+        out[ids] = np.rot90(lots[ids], -k if inverse else k, axes=(1, 2))
+    return out
+
+
+def lot_patches(lab: np.ndarray, tile_px: int) -> np.ndarray:
+    """All 80 lot patches in canonical orientation: array (80, s, s, 3) indexed by lot id."""
+    return canonical(lot_grid(lab, tile_px // 2))
+
+
+def ring_index(size: int, rings: int) -> np.ndarray:
+    """Ring number of each pixel of a lot (rings over the inscribed circle; -1 outside)."""
+    yy, xx = np.mgrid[0:size, 0:size]
+    r = np.hypot(xx + 0.5 - size / 2, yy + 0.5 - size / 2) / (size / 2)
+    out = np.minimum((r * rings).astype(int), rings - 1)
+    out[r >= 1.0] = -1
+    return out
+
+
+def radial_profiles(patches: np.ndarray, rings: int = 5) -> np.ndarray:
+    """Mean Lab and lightness spread in concentric rings about each lot's centre: (n, rings, 4).
+
+    Rotation-invariant, so the icon printed at any turn matches the other
+    tiles' icons; the spread keeps an outline apart from a flat disc.
+    """
+    s = patches.shape[1]
+    idx = ring_index(s, rings).ravel()
+    flat = patches.reshape(patches.shape[0], s * s, -1)
+    out = np.empty((patches.shape[0], rings, 4), dtype=np.float32)
+    for k in range(rings):
+        sel = flat[:, idx == k]
+        out[:, k, :3] = sel.mean(axis=1)
+        out[:, k, 3] = sel[..., 0].std(axis=1)
+    return out
+
+
+def profile_distances(a: np.ndarray, b: np.ndarray, clip: float = 40.0) -> np.ndarray:
+    """Pairwise mean clipped distance between ring profiles: (len(a), len(b))."""
+    d = np.linalg.norm(a[:, None] - b[None], axis=-1)
+    return np.minimum(d, clip).mean(axis=-1)
+
+
+# ----------------------------------------------------------------------------- colour
+
+
+def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None) -> np.ndarray:
+    """Log-scores (20, 4) for red, blue, green, black of every tile.
+
+    Each saturated pixel votes for the guild hue nearest to it, weighted by
+    its chroma; darkness (the tile's typical lightness against the brightest
+    tiles') and lack of such votes make black.  ``piece_free`` (80 weights)
+    lets lots with pieces count less.
+    """
+    s = tile_px // 2
+    lots = lot_grid(lab, s)[:, ::2, ::2]  # (80, s/2, s/2, 3): every other pixel is plenty for a vote
+    weights = np.ones(80, np.float32) if piece_free is None else np.clip(piece_free, 0.05, 1.0).astype(np.float32)
+    light = lots[..., 0].reshape(80, -1)
+    a, b = lots[..., 1].reshape(80, -1), lots[..., 2].reshape(80, -1)
+    chroma = np.hypot(a, b)
+    hue = np.degrees(np.arctan2(b, a)) % 360.0
+    vote_weight = np.clip(chroma - 8.0, 0.0, 40.0)
+    votes = np.stack([
+        (vote_weight * np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2)).mean(axis=1)
+        for g in ("red", "blue", "green")
+    ], axis=1)  # (80, 3)
+    lot_light = np.median(light, axis=1)
+    # per tile, trust the lots that look least like a piece: the two with the
+    # fewest colour votes (pieces add colour to a black tile, never remove the
+    # print's colour from a coloured one), weighted by how free they seem
+    lot_total = votes.sum(1) / weights
+    order = np.argsort(lot_total[TILE_LOT_IDS], axis=1)[:, :2]
+    calm = np.take_along_axis(TILE_LOT_IDS, order, axis=1)  # (20, 2) lot ids
+    tile_votes = votes[calm].mean(1)
+    tile_light = lot_light[calm].mean(1)
+    bright = float(np.percentile(tile_light, 80))
+    dark_share = np.clip(1.0 - tile_light / max(bright, 1e-3), 0.0, 1.0)  # 0 for the bright tiles
+    total_votes = tile_votes.sum(1)
+    colourful = total_votes / max(float(np.percentile(total_votes, 75)), 1e-3)
+    share = tile_votes / np.maximum(total_votes[:, None], 1e-6)
+    scores = np.zeros((20, 4))
+    scores[:, :3] = 6.0 * share * np.clip(colourful, 0, 1)[:, None]
+    scores[:, 3] = 8.0 * (dark_share - 0.35) + 3.0 * (0.5 - np.clip(colourful, 0, 1))
+    return scores
+
+
+def refine_with_prototypes(features: np.ndarray, scores: np.ndarray, rounds: int = 2) -> np.ndarray:
+    """Re-score tiles by distance to per-guild prototypes taken from this frame.
+
+    Hue rules name most tiles right under any lamp; the prototypes (mean
+    feature of each guild's confidently named tiles) then settle the few
+    borderline ones relative to how this board really looks.
+    """
+    for _ in range(rounds):
+        probs = _softmax(scores)
+        labels = probs.argmax(1)
+        protos = np.zeros((4, features.shape[1]))
+        spread = np.zeros(4)
+        ok = np.ones(4, bool)
+        for g in range(4):
+            members = (labels == g) & (probs.max(1) > 0.6)
+            if members.sum() < 2:
+                ok[g] = False
+                continue
+            protos[g] = features[members].mean(0)
+            spread[g] = float(np.mean(np.linalg.norm(features[members] - protos[g], axis=1)))
+        if ok.sum() < 4:
+            return scores
+        scale = max(float(np.median(spread)), 3.0)
+        d = np.minimum(np.linalg.norm(features[:, None] - protos[None], axis=-1) / scale, 4.0)
+        scores = 0.7 * scores - 0.3 * d**2
+    return scores
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def tile_features(lab: np.ndarray, tile_px: int) -> np.ndarray:
+    """Per tile: mean Lab of its two calmest lots (fewest saturated pixels), (20, 3).
+
+    The calm lots are the ones least likely to hold a piece, so this is the
+    tile's own print, the thing the prototypes compare.
+    """
+    lots = lot_grid(lab, tile_px // 2)[:, ::2, ::2].reshape(80, -1, 3)
+    chroma = np.hypot(lots[..., 1], lots[..., 2])
+    colourful = np.clip(chroma - 8.0, 0.0, 40.0).mean(1)
+    mean = lots.mean(1)  # (80, 3)
+    order = np.argsort(colourful[TILE_LOT_IDS], axis=1)[:, :2]
+    calm = np.take_along_axis(TILE_LOT_IDS, order, axis=1)
+    return mean[calm].mean(1)
+
+
+def read_tile_colours(
+    lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None
+) -> dict[str, tuple[str, float]]:
+    """Guild colour and confidence of every tile."""
+    scores = tile_colour_scores(lab, tile_px, piece_free)
+    scores = refine_with_prototypes(tile_features(lab, tile_px), scores)
+    probs = _softmax(scores)
+    out = {}
+    for t, key in enumerate(TILE_KEYS):
+        g = int(probs[t].argmax())
+        out[key] = (GUILDS[g], float(probs[t, g]))
+    return out
+
+
+# ----------------------------------------------------------------------------- icons
+
+
+_OTHERS = np.array([[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]])
+
+
+def read_icon_lots(
+    patches: np.ndarray,
+    colours: dict[str, str],
+    occupied: np.ndarray | None = None,
+    icon_like: np.ndarray | None = None,
+) -> dict[str, tuple[int, float]]:
+    """Icon lot per tile and a confidence in [0, 1].
+
+    ``patches`` are canonical lots (80, s, s, 3); ``occupied`` (80 probabilities
+    of a piece) keeps pieces from being taken for icons.  Per guild, each
+    tile's choice minimises (distance to the other tiles' icons) minus (how
+    odd the lot is within its own tile), found by a few rounds of coordinate
+    descent from the oddest free lot of each tile.
+    """
+    occupied = np.zeros(80) if occupied is None else np.asarray(occupied, np.float64)
+    profiles = radial_profiles(patches)
+    result: dict[str, tuple[int, float]] = {}
+    by_colour: dict[str, list[int]] = {}
+    for t, key in enumerate(TILE_KEYS):
+        by_colour.setdefault(colours[key], []).append(t)
+    for tiles in by_colour.values():
+        ids = TILE_LOT_IDS[tiles]  # (n, 4)
+        prof = profiles[ids.ravel()].reshape(len(tiles), 4, *profiles.shape[1:])
+        # oddness: distance of a lot to the median of its tile's other three
+        others = np.median(prof[:, _OTHERS], axis=2)  # (n, 4, rings, 4)
+        odd = np.minimum(np.linalg.norm(prof - others, axis=-1), 40.0).mean(-1)
+        piece = occupied[ids]
+        if icon_like is not None:
+            base = 4.0 * np.log(np.clip(np.asarray(icon_like)[ids], 1e-4, 1.0)) + 0.2 * odd
+        else:
+            base = odd * (1.0 - piece) - 30.0 * piece  # a piece can hide the icon, never be it
+        choice = base.argmax(1)
+        n = len(tiles)
+        flat = prof.reshape(n * 4, *prof.shape[2:])
+        pair = profile_distances(flat, flat).reshape(n, 4, n, 4)
+        score = base.copy()
+        for _ in range(2 if n >= 2 else 0):
+            # each tile's candidates against the other tiles' current icons (all tiles at once)
+            against = pair[:, :, np.arange(n), choice]  # (n, 4, n)
+            self_term = against[np.arange(n), :, np.arange(n)]  # (n, 4)
+            consistency = (against.sum(2) - self_term) / (n - 1)
+            score = base - 0.5 * consistency
+            choice = score.argmax(1)
+        for i, t in enumerate(tiles):
+            order = np.sort(score[i])[::-1]
+            margin = float(order[0] - order[1])
+            conf = 1.0 / (1.0 + np.exp(-(margin - 2.0) / 1.5))
+            if piece[i, choice[i]] > 0.5 or np.sort(piece[i])[-1] > 0.5 and margin < 4.0:
+                conf *= 0.7
+            result[TILE_KEYS[t]] = (int(ids[i, choice[i]]), float(conf))
+    return result
+
+
+def read_tiles(
+    lab: np.ndarray,
+    tile_px: int,
+    occupied: np.ndarray | None = None,
+    patches: np.ndarray | None = None,
+) -> dict[str, TileReading]:
+    """Every tile's colour and icon lot from the white-balanced top-down Lab board."""
+    patches = lot_patches(lab, tile_px) if patches is None else patches
+    free = None if occupied is None else 1.0 - np.asarray(occupied)
+    colours = read_tile_colours(lab, tile_px, free)
+    icons = read_icon_lots(patches, {k: c for k, (c, _) in colours.items()}, occupied)
+    return {key: TileReading(colours[key][0], icons[key][0], colours[key][1], icons[key][1]) for key in TILE_KEYS}
