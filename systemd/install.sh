@@ -31,13 +31,10 @@ set -euo pipefail
 umask 022
 
 SOURCE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PREFIX="${BOARDCAM_PREFIX:-/opt/boardcam}"
-ETC_DIR="${BOARDCAM_ETC:-/etc/boardcam}"
-STATE_DIR="${BOARDCAM_STATE:-/var/lib/boardcam}"
-UNIT_DIR="${BOARDCAM_UNIT_DIR:-/etc/systemd/system}"
+# shellcheck source=systemd/common.sh
+. "$SOURCE_DIR/systemd/common.sh"
 OS_RELEASE_FILE="${BOARDCAM_OS_RELEASE:-/etc/os-release}"
 VENV="$PREFIX/venv"
-SERVICE_USER=boardcam
 HARDWARE_GROUPS=(video gpio i2c spi)
 
 # picamera2 + libcamera bindings come only from Raspberry Pi OS; lgpio and
@@ -54,60 +51,23 @@ REQUIRED_PACKAGES=(
 #   libopenjp2-7: Pillow's JPEG 2000 support (luma's documented prerequisite)
 OPTIONAL_PACKAGES=(rpicam-apps-lite fonts-dejavu-core libopenjp2-7)
 
-# rm -rf and install -D act on these: refuse anything but a real absolute path.
-for path in "$PREFIX" "$ETC_DIR" "$STATE_DIR" "$UNIT_DIR"; do
-    case "$path" in
-        /*[!/]*) ;;
-        *) echo "$(basename "$0"): error: refusing path '$path'" >&2; exit 2 ;;
-    esac
-done
-
 ORIGINAL_ARGS=("$@")
-DRY_RUN=0
 RELEASE=""
 ENABLE_BUSES=0
 START=1
 FORCE=0
 
-# --help prints the comment block at the top of this file.
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
-
 while [ $# -gt 0 ]; do
     case "$1" in
-        --dry-run) DRY_RUN=1 ;;
         --release) RELEASE="${2:?--release needs bookworm or trixie}"; shift ;;
         --release=*) RELEASE="${1#*=}" ;;
         --enable-i2c-spi) ENABLE_BUSES=1 ;;
         --no-start) START=0 ;;
         --force) FORCE=1 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) common_option "$1" ;;
     esac
     shift
 done
-
-say() { printf '==> %s\n' "$*"; }
-note() { printf '    %s\n' "$*"; }
-fail() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
-
-# Every change goes through run: printed always, executed unless --dry-run.
-quote() {
-    case "$1" in
-        '' | *[!A-Za-z0-9_./=:,@+%-]*) printf "'%s'" "${1//\'/\'\\\'\'}" ;;
-        *) printf '%s' "$1" ;;
-    esac
-}
-
-run() {
-    local word line="+"
-    for word in "$@"; do
-        line+=" $(quote "$word")"
-    done
-    printf '%s\n' "$line"
-    if [ "$DRY_RUN" -eq 0 ]; then
-        "$@"
-    fi
-}
 
 # ---------------------------------------------------------------- checks
 detect_release() {

@@ -11,60 +11,23 @@
 # Paths follow the same BOARDCAM_* variables as install.sh.
 set -euo pipefail
 
-PREFIX="${BOARDCAM_PREFIX:-/opt/boardcam}"
-ETC_DIR="${BOARDCAM_ETC:-/etc/boardcam}"
-STATE_DIR="${BOARDCAM_STATE:-/var/lib/boardcam}"
-UNIT_DIR="${BOARDCAM_UNIT_DIR:-/etc/systemd/system}"
+# shellcheck source=systemd/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 UNIT="$UNIT_DIR/boardcam.service"
-SERVICE_USER=boardcam
-
-# rm -rf and install -D act on these: refuse anything but a real absolute path.
-for path in "$PREFIX" "$ETC_DIR" "$STATE_DIR" "$UNIT_DIR"; do
-    case "$path" in
-        /*[!/]*) ;;
-        *) echo "$(basename "$0"): error: refusing path '$path'" >&2; exit 2 ;;
-    esac
-done
-
-DRY_RUN=0
 PURGE=0
 
 while [ $# -gt 0 ]; do
     case "$1" in
-        --dry-run) DRY_RUN=1 ;;
         --purge) PURGE=1 ;;
-        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-        *) echo "uninstall.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) common_option "$1" ;;
     esac
     shift
 done
 
-say() { printf '==> %s\n' "$*"; }
-note() { printf '    %s\n' "$*"; }
-
-quote() {
-    case "$1" in
-        '' | *[!A-Za-z0-9_./=:,@+%-]*) printf "'%s'" "${1//\'/\'\\\'\'}" ;;
-        *) printf '%s' "$1" ;;
-    esac
-}
-
-run() {
-    local word line="+"
-    for word in "$@"; do
-        line+=" $(quote "$word")"
-    done
-    printf '%s\n' "$line"
-    if [ "$DRY_RUN" -eq 0 ]; then
-        "$@"
-    fi
-}
-
 if [ "$DRY_RUN" -eq 1 ]; then
     say "dry run: nothing will be changed"
 elif [ "$(id -u)" -ne 0 ]; then
-    echo "uninstall.sh: error: run as root: sudo $0" >&2
-    exit 1
+    fail "run as root: sudo $0"
 fi
 
 say "service"

@@ -8,6 +8,8 @@ What it reproduces (from picamera2's own array helpers):
 * ``capture_arrays(names, wait=False)`` returns a job; ``wait(job, timeout)``
   returns ``(arrays, metadata)`` or raises ``TimeoutError`` when stalled.
 * ``set_controls`` rejects controls the camera does not advertise.
+* each frame's request metadata can carry what auto exposure, white balance
+  and focus chose (``FakeWorld.metadata``).
 """
 
 from __future__ import annotations
@@ -123,7 +125,8 @@ class FakeCamera:
         self.delivered += 1
         assert self.camera_config is not None
         arrays = [self.world.render(self.camera_config[name]) for name in job.names]
-        return arrays, {"SensorTimestamp": self.delivered}
+        metadata = self.world.metadata(self.delivered) if self.world.metadata else {}
+        return arrays, {"SensorTimestamp": self.delivered, **metadata}
 
 
 class FakeWorld:
@@ -139,6 +142,9 @@ class FakeWorld:
         self.timeouts = 0
         self.force_main_format: str | None = None
         self.scene: np.ndarray | None = None  # HxWx3 true R, G, B; None = flat self.rgb
+        # frame number (1, 2, ...) -> what libcamera reports with that frame
+        # (ExposureTime, AnalogueGain, ColourGains, LensPosition); None = timestamps only.
+        self.metadata: Any = None
 
     def render(self, stream: dict[str, Any]) -> np.ndarray:
         if self.scene is not None:

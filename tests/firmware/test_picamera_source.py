@@ -250,3 +250,79 @@ def test_real_pi_camera_frames_and_locked_settings() -> None:
     assert first.lores is not None and first.lores.shape == (120, 160)
     assert [f.index for f in frames] == list(range(2, 12))
     assert all(b.timestamp > a.timestamp for a, b in zip(frames, frames[1:]))
+
+
+# ------------------------------------------------------------------ metadata for freezing settings
+def settling(frame: int) -> dict:
+    """Auto exposure and white balance that hunt for four frames, then hold still."""
+    if frame <= 4:
+        return {"ExposureTime": 30000 - 4000 * frame, "AnalogueGain": 4.0, "ColourGains": (1.2, 2.4),
+                "LensPosition": 0.5}
+    return {"ExposureTime": 12000 + (frame % 3 - 1) * 1000, "AnalogueGain": 2.0, "ColourGains": (1.9, 1.5),
+            "LensPosition": 2.5, "Lux": 310.0}
+
+
+def test_last_metadata_is_the_last_frames_request_metadata(world: FakeWorld) -> None:
+    world.metadata = settling
+    camera = source()
+    assert camera.last_metadata == {}
+    with camera:
+        camera.read()
+        camera.read()
+        assert camera.last_metadata["SensorTimestamp"] == 2
+        assert camera.last_metadata["ExposureTime"] == 30000 - 8000
+        camera.read()
+        assert camera.last_metadata["SensorTimestamp"] == 3
+
+
+def test_freezing_fixes_what_auto_exposure_settled_on_and_applies_it(world: FakeWorld) -> None:
+    from boardcam.calibration.settings import freeze_settings
+
+    world.metadata = settling
+    camera = source()
+    with camera:
+        camera.apply_settings(LOCKED)  # a previous lock must not be what is measured
+        frozen = freeze_settings(camera, frames=10)
+        assert world.opened[0].applied["AeEnable"] is True  # settling ran automatic
+        assert frozen == CameraSettings(exposure_us=12000, analogue_gain=2.0, colour_gains=(1.9, 1.5),
+                                        lens_position=2.5)
+        camera.apply_settings(frozen)
+    assert world.opened[0].applied["ExposureTime"] == 12000
+    assert world.opened[0].applied["AwbEnable"] is False
+
+
+def test_calibrate_settings_freezes_a_pi_camera(world: FakeWorld, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from boardcam.calibration.store import load_calibration_with_message
+    from boardcam.firmware.cli import main
+
+    world.metadata = settling
+    path = tmp_path / "calibration.json"
+    assert main(["calibrate", "settings", "--source", "picamera2", "--frames", "10",
+                 "--calibration", str(path)]) == 0
+    assert "ExposureTime" in capsys.readouterr().out
+    calibration, message = load_calibration_with_message(path)
+    assert message is None
+    assert calibration.camera_settings.exposure_us == 12000
+    assert calibration.camera_settings.colour_gains == (1.9, 1.5)
+
+
+def test_calibrate_board_freezes_a_pi_camera_first_and_stores_the_reference(  # type: ignore[no-untyped-def]
+    world: FakeWorld, tmp_path, capsys
+) -> None:
+    from scenegen import SceneParams, game_positions, render_scene
+
+    from boardcam.calibration.store import load_calibration_with_message
+    from boardcam.firmware.cli import main
+
+    empty = game_positions(5)[0]
+    world.scene = render_scene(empty, SceneParams(size=(960, 720), tile_mm=51.0), 8).image[..., ::-1].copy()
+    world.metadata = settling
+    path = tmp_path / "calibration.json"
+    assert main(["calibrate", "board", "--source", "picamera2", "--calibration", str(path)]) == 0
+    assert "camera settings fixed" in capsys.readouterr().err
+    calibration, message = load_calibration_with_message(path)
+    assert message is None
+    assert calibration.camera_settings.exposure_us == 12000  # what auto exposure settled on
+    assert world.opened[-1].applied["AwbEnable"] is False  # and the board frame was taken locked
+    assert calibration.reference_problem() is None
+    assert calibration.learned_appearance().reference is not None

@@ -173,8 +173,15 @@ def test_a_real_install_off_a_pi_is_refused_before_any_change(tmp_path: Path) ->
 
 
 def test_unknown_options_are_refused(tmp_path: Path) -> None:
-    result = run(INSTALL, tmp_path, "--dryrun")
-    assert result.returncode == 2 and "unknown option --dryrun" in result.stderr
+    for script in (INSTALL, UNINSTALL):
+        result = run(script, tmp_path, "--dryrun")
+        assert result.returncode == 2 and f"{script.name}: unknown option --dryrun" in result.stderr
+
+
+def test_each_script_shows_its_own_help() -> None:
+    for script, option in ((INSTALL, "--enable-i2c-spi"), (UNINSTALL, "--purge")):
+        result = subprocess.run(["bash", str(script), "--help"], capture_output=True, text=True)
+        assert result.returncode == 0 and option in result.stdout and "shellcheck" not in result.stdout
 
 
 def test_dangerous_paths_are_refused(tmp_path: Path) -> None:
@@ -214,7 +221,7 @@ def test_uninstall_purge_removes_state_and_config(tmp_path: Path) -> None:
     assert (p["BOARDCAM_STATE"] / "calibration.json").exists()  # dry run
 
 
-@pytest.mark.parametrize("script", [INSTALL, UNINSTALL])
+@pytest.mark.parametrize("script", [INSTALL, UNINSTALL, ROOT / "systemd" / "common.sh"])
 def test_scripts_parse(script: Path) -> None:
     assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
 

@@ -26,6 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from boardcam.calibration.drift import CORNER_NAMES, Corners, corner_points
 from boardcam.calibration.store import ROW1_SIDES, Calibration
 from boardcam.engine.errors import InputError
 
@@ -44,22 +45,9 @@ __all__ = [
     "draw_board_overlay",
 ]
 
-CORNER_NAMES = ("A1", "H1", "H10", "A10")
-
-#: Four corners A1, H1, H10, A10: a name -> (x, y) mapping, a list of pairs or a 4x2 array.
-Corners = Mapping[str, Sequence[float]] | Sequence[Sequence[float]] | np.ndarray
 TILE_PX = 48  # warped tile size for learning colours: plenty of pixels, fast
 SHORT_COLOUR = {"red": "red", "blue": "blu", "green": "grn", "black": "blk"}
 SURE_TILE = 0.6  # tile confidence from which a tile is learned from (below: "check tile" on the overlay)
-
-
-def _points(corners: Corners) -> np.ndarray:
-    if isinstance(corners, Mapping):
-        return np.array([[float(corners[n][0]), float(corners[n][1])] for n in CORNER_NAMES])
-    points = np.asarray(corners, np.float64).reshape(-1, 2)
-    if len(points) != 4:
-        raise ValueError("expected four corners A1, H1, H10, A10")
-    return points
 
 
 def _half_turn(points: np.ndarray) -> np.ndarray:
@@ -73,7 +61,7 @@ def row1_side(corners: Corners) -> str:
     Decided by the direction from the row-10 edge's midpoint to the row-1
     edge's midpoint, so it is well defined at any rotation.
     """
-    p = _points(corners)
+    p = corner_points(corners)
     direction = (p[0] + p[1]) / 2 - (p[2] + p[3]) / 2
     if abs(direction[1]) >= abs(direction[0]):
         return "bottom" if direction[1] > 0 else "top"
@@ -91,7 +79,7 @@ def orient_corners(
     """
     if row1 not in ROW1_SIDES:
         raise InputError(f"--row1: expected one of {', '.join(ROW1_SIDES)}, got {row1!r}")
-    p = _points(corners)
+    p: np.ndarray = corner_points(corners)
     row1_mid = (p[0] + p[1]) / 2
     row10_mid = (p[2] + p[3]) / 2
     axis, sign = {"bottom": (1, 1), "top": (1, -1), "right": (0, 1), "left": (0, -1)}[row1]
@@ -110,8 +98,8 @@ def match_orientation(
     survive a re-find, so keep whichever of the two labellings puts each
     corner nearest where the same-named corner was.
     """
-    p = _points(found)
-    q = _points(previous)
+    p: np.ndarray = corner_points(found)
+    q = corner_points(previous)
     turned = _half_turn(p)
     if np.linalg.norm(turned - q, axis=1).sum() < np.linalg.norm(p - q, axis=1).sum():
         return turned
@@ -124,7 +112,7 @@ def implausible_array(corners: Corners, image_size: tuple[int, int]) -> str | No
     Calibration is saved and trusted for a whole game, so a degenerate
     finding (collapsed or twisted quad, a sliver) is refused here.
     """
-    p = _points(corners)
+    p = corner_points(corners)
     sides = [float(np.linalg.norm(p[i] - p[(i + 1) % 4])) for i in range(4)]
     if min(sides) < 0.08 * min(image_size):
         return f"a side is only {min(sides):.0f} px long"
@@ -355,9 +343,8 @@ def calibrate_board(
     calibration = calibration or Calibration()
     intrinsics = calibration.camera_intrinsics()
     mat = calibration.mat_spec()
-    appearance = calibration.learned_appearance()
     found, found_by = locate_board(image, intrinsics=intrinsics, mat=mat)
-    points = _points(found.corners_px)
+    points = corner_points(found.corners_px)
     problem = implausible_array(points, (image.shape[1], image.shape[0]))
     if problem:
         from boardcam.vision.errors import BoardNotFoundError
@@ -388,8 +375,10 @@ def board_at(
     calibration = calibration or Calibration()
     intrinsics = calibration.camera_intrinsics()
     mat = calibration.mat_spec()
-    appearance = calibration.learned_appearance()
-    points = _points(corners)
+    # A new board step reads the layout afresh: an earlier empty-board
+    # reference would hand back the *old* layout as certain.
+    appearance = calibration.learned_appearance(with_reference=False)
+    points = corner_points(corners)
     side = row1_side(points)
     pose = BoardPose.from_points(points)
     if tile_mm is None and mat is not None:
@@ -416,15 +405,18 @@ def board_at(
         learned = learn_tile_colours(warped_lab, sure)
     appearance_json = merge_colours(calibration.appearance, learned, tile_mm)
     appearance_json["white_balance"] = [round(float(g), 5) for g in gains]
-    reference = empty_reference(image, pose, intrinsics, gains, position.get("tiles") if position else None)
-    if reference is not None:
-        appearance_json["reference"] = reference
     board = {
         "corners_px": {name: [round(float(x), 2), round(float(y), 2)] for name, (x, y) in zip(CORNER_NAMES, points)},
         "row1": side,
         "found_by": found_by,
         "image_size": [int(image.shape[1]), int(image.shape[0])],
     }
+    reference = empty_reference(image, pose, intrinsics, gains, position.get("tiles") if position else None)
+    if reference is not None:
+        # The reference is a picture of this setup: it keeps the pose it was
+        # taken at, and is set aside wherever the board is found elsewhere.
+        reference["taken_at"] = {"corners_px": board["corners_px"], "image_size": board["image_size"]}
+    appearance_json["reference"] = reference  # None drops an older setup's reference
     board["empty_lots_lab"] = bare_lot_medians(warped_lab)
     if position is not None:
         board["layout"] = position.get("tiles", {})
@@ -443,7 +435,7 @@ def board_at(
 def draw_board_overlay(image: np.ndarray, result: BoardCalibration, intrinsics: Any = None) -> np.ndarray:
     """The frame with the array outline, row 1 highlighted, corner names and tiles read."""
     out = image.copy()
-    ideal = _points(result.corners_px)
+    ideal = corner_points(result.corners_px)
     size = (image.shape[1], image.shape[0])
 
     def to_frame(xy: np.ndarray) -> np.ndarray:

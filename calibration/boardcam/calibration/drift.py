@@ -35,6 +35,7 @@ import numpy as np
 __all__ = [
     "CORNER_NAMES",
     "ANCHOR_NAMES",
+    "corner_points",
     "DriftReference",
     "DriftCheck",
     "drift_reference",
@@ -97,7 +98,8 @@ class DriftCheck:
         return max((math.hypot(dx, dy) for dx, dy in self.shift_px.values()), default=0.0)
 
 
-def _ordered(corners: Corners) -> np.ndarray:
+def corner_points(corners: Corners) -> np.ndarray:
+    """Four corners as a 4x2 float array in A1, H1, H10, A10 order (from a mapping, pairs or an array)."""
     if isinstance(corners, Mapping):
         return np.array([[float(corners[n][0]), float(corners[n][1])] for n in CORNER_NAMES])
     points = np.asarray(corners, np.float64).reshape(-1, 2)
@@ -111,7 +113,7 @@ def corner_displacement(
     after: Corners,
 ) -> float:
     """Largest distance (px) any outer corner moved between two poses."""
-    return float(np.max(np.linalg.norm(_ordered(before) - _ordered(after), axis=1)))
+    return float(np.max(np.linalg.norm(corner_points(before) - corner_points(after), axis=1)))
 
 
 def poses_differ(
@@ -125,7 +127,7 @@ def poses_differ(
     millimetre of tile at any camera height), never below 2 px.
     """
     if tolerance_px is None:
-        tolerance_px = _default_tolerance(_ordered(before))
+        tolerance_px = _default_tolerance(corner_points(before))
     return corner_displacement(before, after) > tolerance_px
 
 
@@ -189,7 +191,7 @@ def drift_reference(
     to where the lens really shows them in this raw frame.
     """
     gray = _gray(image)
-    points = _ordered(corners_px)
+    points = corner_points(corners_px)
     if intrinsics is not None:
         from boardcam.vision.geometry import distort_points
 

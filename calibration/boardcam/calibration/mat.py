@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from boardcam.calibration.target import PAPER_MM, mm_to_px, save_print_image
+from boardcam.calibration.target import PAPER_MM, draw_print_check, mm_to_px, write_sheet
 from boardcam.engine.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -139,15 +139,10 @@ def render_mat(spec: MatSpec, *, paper: str = "A3", px_per_mm: int = MAT_PX_PER_
         font=small,
     )
     text_y += mm_to_px(5, px_per_mm)
-    draw.text(
-        (text_x, text_y),
-        "Print at 100 % (no 'fit to page'), row 10 at the top. The bar must measure 100 mm.",
-        fill=0,
-        font=small,
+    draw_print_check(
+        draw, (text_x, text_y), "Print at 100 % (no 'fit to page'), row 10 at the top. The bar must measure 100 mm.",
+        small, px_per_mm, bar_mm=1.5,
     )
-    text_y += mm_to_px(6, px_per_mm)
-    bar = mm_to_px(100, px_per_mm)
-    draw.rectangle((text_x, text_y, text_x + bar - 1, text_y + mm_to_px(1.5, px_per_mm)), fill=0)
     image.info["dpi"] = (px_per_mm * 25.4, px_per_mm * 25.4)
     return image
 
@@ -162,9 +157,6 @@ def write_mat(
     """Render the mat and write it to ``path`` (.pdf or .png) at its physical size."""
     from boardcam.vision.mat import MatSpec
 
-    path = Path(path)
-    if path.suffix.lower() not in (".pdf", ".png"):
-        raise InputError(f"-o: {path} must end in .pdf or .png")
-    image = render_mat(spec or MatSpec(), paper=paper, px_per_mm=px_per_mm)
-    save_print_image(image, path, px_per_mm)
-    return path
+    written: Path = write_sheet(path, lambda: render_mat(spec or MatSpec(), paper=paper, px_per_mm=px_per_mm),
+                                px_per_mm)
+    return written

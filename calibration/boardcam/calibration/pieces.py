@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from boardcam.calibration.board import (
-    _points,
+    corner_points,
     _stats,
     balanced_lab,
     locate_board,
@@ -308,7 +308,7 @@ def teach_pieces(
                 f"pieces: the board was calibrated on {size[0]}x{size[1]} frames, this one is "
                 f"{image.shape[1]}x{image.shape[0]}; run `boardcam calibrate board` at this size"
             )
-        points = _points(calibration.board["corners_px"])
+        points = corner_points(calibration.board["corners_px"])
     else:  # no board step yet: find it now, row 1 at the bottom
         found, _ = locate_board(image, intrinsics=intrinsics, mat=calibration.mat_spec())
         points = orient_corners(found.corners_px, "bottom")

@@ -17,10 +17,13 @@ package evolves.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
+import math
 import os
 import tempfile
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -42,6 +45,10 @@ __all__ = [
     "save_calibration",
     "atomic_write_text",
     "atomic_write_bytes",
+    "REFERENCE_SHIFT_LOTS",
+    "reference_problem",
+    "pack_reference",
+    "unpack_reference",
 ]
 
 log = logging.getLogger(__name__)
@@ -51,6 +58,14 @@ log = logging.getLogger(__name__)
 CALIBRATION_VERSION = 1
 CALIBRATION_FILENAME = "calibration.json"
 ROW1_SIDES = ("bottom", "top", "left", "right")
+#: How far (in lots, half a tile) any corner of the array may be from where it
+#: was when the empty-board reference was taken before the reference is set
+#: aside.  The reference is stored per lot in the board's own top-down view, so
+#: a bump of a few millimetres (which the drift check reports and the reader
+#: re-finds) leaves it valid; more than this means the board or the camera was
+#: moved on purpose and the picture of the empty board belongs to another setup.
+REFERENCE_SHIFT_LOTS = 0.5
+CORNERS = ("A1", "H1", "H10", "A10")
 
 
 def state_dir() -> Path:
@@ -205,13 +220,59 @@ class Calibration:
 
         return BoardPose.from_json({"corners_px": self.board["corners_px"]})
 
-    def learned_appearance(self) -> Any:
-        """vision's ``Appearance`` or None."""
+    def learned_appearance(
+        self, pose: Any = None, image_size: tuple[int, int] | None = None, *, with_reference: bool = True
+    ) -> Any:
+        """vision's ``Appearance`` or None, its empty-board reference only where it still fits.
+
+        The reference is a picture of the empty array taken at one pose; it is
+        kept only when ``pose`` (vision's ``BoardPose`` or its JSON; default:
+        the stored board pose) is where it was taken (:func:`reference_problem`).
+        Otherwise vision reads without it (estimating per frame) rather than
+        comparing every lot with a board that is no longer there.
+        """
         if self.appearance is None:
             return None
         from boardcam.vision.models import Appearance
 
-        return Appearance.from_json(self.appearance)
+        document = self.appearance
+        if document.get("reference") is not None:
+            problem = self.reference_problem(pose, image_size) if with_reference else "not wanted"
+            if problem is not None:
+                if with_reference:
+                    log.info("empty-board reference set aside: %s", problem)
+                document = {**document, "reference": None}
+        return Appearance.from_json(document)
+
+    def reference_problem(self, pose: Any = None, image_size: tuple[int, int] | None = None) -> str | None:
+        """Why the stored empty-board reference must not be used at ``pose``, or None if it may.
+
+        ``pose`` None means the stored board pose (at the stored image size).
+        """
+        reference = (self.appearance or {}).get("reference")
+        if reference is None:
+            return "no empty-board reference stored"
+        if pose is None:
+            if self.board is None:
+                return "no board pose stored to compare with"
+            pose = self.board
+            if image_size is None and self.board.get("image_size"):
+                image_size = (int(self.board["image_size"][0]), int(self.board["image_size"][1]))
+        return reference_problem(reference, pose, image_size)
+
+    def without_stale_reference(self) -> Calibration:
+        """This calibration without an empty-board reference that no longer fits its board pose.
+
+        Applied at load, so a reader that takes the appearance as it is
+        stored never gets a picture of another setup.  The file is not changed.
+        """
+        if (self.appearance or {}).get("reference") is None:
+            return self
+        problem = self.reference_problem()
+        if problem is None:
+            return self
+        log.warning("calibration: empty-board reference not used (%s); run `boardcam calibrate board`", problem)
+        return replace(self, appearance={**(self.appearance or {}), "reference": None})
 
     def mat_spec(self) -> Any:
         """vision's ``MatSpec`` or None."""
@@ -225,7 +286,10 @@ class Calibration:
         """Build every vision object once, so a bad part fails at load, not mid-game."""
         self.camera_intrinsics()
         self.board_pose()
-        self.learned_appearance()
+        if self.appearance is not None:  # all of it, the reference too, wherever it was taken
+            from boardcam.vision.models import Appearance
+
+            Appearance.from_json(self.appearance)
         self.mat_spec()
 
     def to_json(self) -> dict[str, Any]:
@@ -237,7 +301,7 @@ class Calibration:
             "target": self.target.to_json() if self.target is not None else None,
             "intrinsics": self.intrinsics,
             "board": self.board,
-            "appearance": self.appearance,
+            "appearance": _appearance_for_file(self.appearance),
             "mat": self.mat,
         }
 
@@ -271,7 +335,7 @@ class Calibration:
             target=TargetSpec.from_json(target) if target is not None else None,
             intrinsics=intrinsics,
             board=board,
-            appearance=_optional_object(data, "appearance"),
+            appearance=_appearance_from_file(_optional_object(data, "appearance")),
             mat=_optional_object(data, "mat"),
             version=version,
         )
@@ -309,6 +373,96 @@ def _check_board(board: Mapping[str, Any]) -> None:
         raise FormatError(f"calibration: board.row1 must be one of {ROW1_SIDES}, got {row1!r}")
 
 
+def _corner_array(pose: Any) -> list[tuple[float, float]]:
+    """Corners A1, H1, H10, A10 of a BoardPose, its JSON or a name -> (x, y) mapping."""
+    corners = getattr(pose, "corners_px", None)
+    if corners is None and isinstance(pose, Mapping):
+        corners = pose.get("corners_px", pose)
+    if not isinstance(corners, Mapping) or any(name not in corners for name in CORNERS):
+        raise FormatError("pose: expected corners_px naming A1, H1, H10 and A10")
+    return [(float(corners[name][0]), float(corners[name][1])) for name in CORNERS]
+
+
+def reference_problem(
+    reference: Mapping[str, Any], pose: Any, image_size: tuple[int, int] | None = None
+) -> str | None:
+    """Why an empty-board reference (JSON) must not be used at ``pose``, or None if it may.
+
+    A reference records the pose and image size it was taken at
+    (``taken_at``); one without that record is of unknown origin and is not
+    used.  At another image size of the same camera the recorded corners are
+    scaled first (the Pi scales the whole sensor).  It fits while every corner
+    is within :data:`REFERENCE_SHIFT_LOTS` lots of where it was.
+    """
+    taken_at = reference.get("taken_at")
+    if not isinstance(taken_at, Mapping):
+        return "the reference does not say at which board pose it was taken"
+    try:
+        then = _corner_array(taken_at)
+        now = _corner_array(pose)
+    except (FormatError, TypeError, ValueError, IndexError):
+        return "the reference's or the board's pose is unreadable"
+    taken_size = taken_at.get("image_size")
+    if image_size is not None and isinstance(taken_size, list) and len(taken_size) == 2 and min(taken_size) > 0:
+        sx, sy = image_size[0] / float(taken_size[0]), image_size[1] / float(taken_size[1])
+        then = [(x * sx, y * sy) for x, y in then]
+    across = (math.dist(then[0], then[1]) + math.dist(then[3], then[2])) / 2 / 8
+    up = (math.dist(then[0], then[3]) + math.dist(then[1], then[2])) / 2 / 10
+    lot_px = max((across + up) / 2, 1.0)
+    shift = max(math.dist(a, b) for a, b in zip(then, now)) / lot_px
+    if shift > REFERENCE_SHIFT_LOTS:
+        return f"the board is {shift:.1f} lots from where the reference was taken"
+    return None
+
+
+# The reference is a picture: 80 lots of Lab pixels, in whatever JSON form
+# vision gives it (lists of numbers, or its own base64 string).  Indented into
+# the file that is 100-250 kB; compressed it is well under half, and
+# compressing its exact JSON text makes the round trip exact whatever the form.
+_PACKED = "lab_packed"
+_PACKING = "zlib-json-base64"
+
+
+def pack_reference(reference: Mapping[str, Any]) -> dict[str, Any]:
+    """The file form of an empty-board reference: ``lab`` compressed into one string."""
+    if reference.get("lab") is None:
+        return dict(reference)
+    text = json.dumps(reference["lab"], separators=(",", ":"))
+    packed = base64.b64encode(zlib.compress(text.encode("utf-8"), 9)).decode("ascii")
+    out = {k: v for k, v in reference.items() if k != "lab"}
+    out[_PACKED] = {"encoding": _PACKING, "data": packed}
+    return out
+
+
+def unpack_reference(reference: Mapping[str, Any]) -> dict[str, Any]:
+    """The in-memory (vision JSON) form of a reference read from the file."""
+    packed = reference.get(_PACKED)
+    if packed is None:
+        return dict(reference)
+    if not isinstance(packed, Mapping) or packed.get("encoding") != _PACKING:
+        raise FormatError(f"calibration: appearance.reference.{_PACKED} must use encoding {_PACKING!r}")
+    try:
+        text = zlib.decompress(base64.b64decode(str(packed.get("data", "")), validate=True))
+        lab = json.loads(text)
+    except (ValueError, zlib.error):  # binascii.Error, JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise FormatError(f"calibration: appearance.reference.{_PACKED} is damaged") from None
+    out = {k: v for k, v in reference.items() if k != _PACKED}
+    out["lab"] = lab
+    return out
+
+
+def _appearance_for_file(appearance: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if appearance is None or not isinstance(appearance.get("reference"), Mapping):
+        return dict(appearance) if appearance is not None else None
+    return {**appearance, "reference": pack_reference(appearance["reference"])}
+
+
+def _appearance_from_file(appearance: dict[str, Any] | None) -> dict[str, Any] | None:
+    if appearance is None or not isinstance(appearance.get("reference"), Mapping):
+        return appearance
+    return {**appearance, "reference": unpack_reference(appearance["reference"])}
+
+
 _ASK = "run `boardcam calibrate camera` and `boardcam calibrate board`; running uncalibrated meanwhile"
 
 
@@ -344,7 +498,7 @@ def load_calibration_with_message(
         calibration.check_parts()
     except (FormatError, ValueError, TypeError, KeyError, AttributeError) as error:
         return None, _damaged(path, str(error) or type(error).__name__)
-    return calibration, None
+    return calibration.without_stale_reference(), None
 
 
 def _damaged(path: Path, why: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +36,9 @@ __all__ = [
     "write_target",
     "parse_squares",
     "mm_to_px",
+    "draw_print_check",
+    "write_sheet",
+    "save_print_image",
 ]
 
 #: Paper sizes in millimetres, portrait (width, height).
@@ -238,22 +241,46 @@ def render_target(
     y += mm_to_px(7, px_per_mm)
     draw.text((left, y), f"OpenCV: {spec.opencv_call()}", fill=0, font=small)
     y += mm_to_px(5, px_per_mm)
-    draw.text(
-        (left, y),
-        "Print at 100 % (no 'fit to page'); glue flat on card. Check: the bar below must measure 100 mm.",
-        fill=0,
-        font=small,
+    y = draw_print_check(
+        draw, (left, y), "Print at 100 % (no 'fit to page'); glue flat on card. Check: the bar below must measure 100 mm.",
+        small, px_per_mm, bar_mm=2.0,
     )
-    y += mm_to_px(6, px_per_mm)
     bar_len = mm_to_px(100, px_per_mm)
     bar_h = mm_to_px(2, px_per_mm)
-    draw.rectangle((left, y, left + bar_len - 1, y + bar_h - 1), fill=0)
     for tick_mm in range(0, 101, 10):
         x = left + mm_to_px(tick_mm, px_per_mm) - (1 if tick_mm == 100 else 0)
         draw.line((x, y - mm_to_px(1.5, px_per_mm), x, y + bar_h), fill=0, width=max(1, px_per_mm // 4))
     draw.text((left + bar_len + mm_to_px(3, px_per_mm), y - mm_to_px(1, px_per_mm)), "100 mm", fill=0, font=small)
     image.info["dpi"] = (px_per_mm * 25.4, px_per_mm * 25.4)
     return image
+
+
+def draw_print_check(
+    draw: Any, xy: tuple[int, int], instruction: str, font: Any, px_per_mm: float, *, bar_mm: float
+) -> int:
+    """Every printed sheet's check: the instruction line and, 6 mm below, a 100 mm bar.
+
+    A printer's "fit to page" silently shrinks a sheet by a few per cent, and
+    a target or mat that is not to scale is worse than none; the bar lets a
+    ruler catch it.  Returns the y of the bar's top edge (for tick marks).
+    """
+    x, y = xy
+    draw.text((x, y), instruction, fill=0, font=font)
+    y += mm_to_px(6, px_per_mm)
+    draw.rectangle((x, y, x + mm_to_px(100, px_per_mm) - 1, y + mm_to_px(bar_mm, px_per_mm) - 1), fill=0)
+    return y
+
+
+def write_sheet(path: str | Path, render: Callable[[], Image.Image], px_per_mm: float) -> Path:
+    """Check ``path`` is .pdf or .png, then render the sheet and write it at its physical size.
+
+    The name is checked first so a typo costs no rendering.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in (".pdf", ".png"):
+        raise InputError(f"-o: {path} must end in .pdf or .png")
+    save_print_image(render(), path, px_per_mm)
+    return path
 
 
 def save_print_image(image: Image.Image, path: Path, px_per_mm: float) -> None:
@@ -291,9 +318,4 @@ def write_target(
     px_per_mm: int = PX_PER_MM,
 ) -> Path:
     """Render the target and write it to ``path`` (.pdf or .png)."""
-    path = Path(path)
-    if path.suffix.lower() not in (".pdf", ".png"):
-        raise InputError(f"-o: {path} must end in .pdf or .png")
-    image = render_target(spec, paper=paper, px_per_mm=px_per_mm)
-    save_print_image(image, path, px_per_mm)
-    return path
+    return write_sheet(path, lambda: render_target(spec, paper=paper, px_per_mm=px_per_mm), px_per_mm)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -27,72 +27,6 @@ Pin = int | str | None
 DISPLAY_KINDS = ("none", "ssd1306", "st7789", "terminal")
 RULE_SETS = ("rulebook", "abstract-play")
 LOG_LEVELS = ("debug", "info", "warning", "error")
-
-
-@dataclass(frozen=True)
-class SourceConfig:
-    spec: str = "auto"
-    width: int = 1640
-    height: int = 1232
-    fps: int = 30
-    lores_width: int = 160
-
-
-@dataclass(frozen=True)
-class PinsConfig:
-    green: Pin = 17
-    amber: Pin = 27
-    red: Pin = 22
-    rgb: tuple[Pin, Pin, Pin] | None = None
-    buzzer: Pin = None
-    button_score: Pin = 5
-    button_new: Pin = 6
-    hold_time: float = 1.5
-
-
-@dataclass(frozen=True)
-class DisplayConfig:
-    kind: str = "terminal"
-    i2c_port: int = 1
-    i2c_address: int = 0x3C
-    spi_port: int = 0
-    spi_device: int = 0
-    spi_speed_hz: int = 40_000_000
-    gpio_dc: int = 24
-    gpio_reset: int = 25
-    gpio_backlight: int = 18
-    rotate: int = 0
-
-
-@dataclass(frozen=True)
-class GameConfig:
-    rules: str = "rulebook"
-
-
-@dataclass(frozen=True)
-class MotionConfig:
-    pixel_threshold: int = 20
-    motion_fraction: float = 0.002
-    still_frames: int = 5
-    min_confidence: float = 0.75
-    max_looks: int = 4
-
-
-@dataclass(frozen=True)
-class LoggingConfig:
-    level: str = "info"
-    game_dir: str = ""
-
-
-@dataclass(frozen=True)
-class Config:
-    source: SourceConfig = SourceConfig()
-    pins: PinsConfig = PinsConfig()
-    display: DisplayConfig = DisplayConfig()
-    game: GameConfig = GameConfig()
-    motion: MotionConfig = MotionConfig()
-    logging: LoggingConfig = LoggingConfig()
-    path: str = ""  # the user file that was read, "" for defaults only
 
 
 # ---------------------------------------------------------------- validators
@@ -167,61 +101,94 @@ def _rgb(value: Any) -> tuple[Pin, Pin, Pin] | None:
     return pins  # type: ignore[return-value]
 
 
-SCHEMA: dict[str, tuple[type, dict[str, Validator]]] = {
-    "source": (
-        SourceConfig,
-        {
-            "spec": _text,
-            "width": _integer(64, 8192),
-            "height": _integer(64, 8192),
-            "fps": _integer(1, 240),
-            "lores_width": _integer(32, 640),
-        },
-    ),
-    "pins": (
-        PinsConfig,
-        {
-            "green": _pin,
-            "amber": _pin,
-            "red": _pin,
-            "rgb": _rgb,
-            "buzzer": _pin,
-            "button_score": _pin,
-            "button_new": _pin,
-            "hold_time": _number(0.2, 10.0),
-        },
-    ),
-    "display": (
-        DisplayConfig,
-        {
-            "kind": _choice(DISPLAY_KINDS),
-            "i2c_port": _integer(0, 31),
-            "i2c_address": _integer(0x03, 0x77),
-            "spi_port": _integer(0, 6),
-            "spi_device": _integer(0, 3),
-            "spi_speed_hz": _integer(100_000, 125_000_000),
-            "gpio_dc": _integer(0, 53),
-            "gpio_reset": _integer(0, 53),
-            "gpio_backlight": _integer(0, 53),
-            "rotate": _integer(0, 3),
-        },
-    ),
-    "game": (GameConfig, {"rules": _choice(RULE_SETS)}),
-    "motion": (
-        MotionConfig,
-        {
-            "pixel_threshold": _integer(1, 255),
-            "motion_fraction": _number(0.0, 1.0),
-            "still_frames": _integer(1, 300),
-            "min_confidence": _number(0.0, 1.0),
-            "max_looks": _integer(0, 50),
-        },
-    ),
-    "logging": (
-        LoggingConfig,
-        {"level": _choice(LOG_LEVELS), "game_dir": _text},
-    ),
-}
+# ---------------------------------------------------------------- sections
+# One table: each key is declared once, with its type, its default (the same
+# as default-config.toml's, which a test checks) and the check a user's value
+# must pass.  The parser below reads the checks from the fields' metadata.
+
+
+def setting(default: Any, check: Validator) -> Any:
+    """A config key's default and its check (kept in the dataclass field's metadata)."""
+    return field(default=default, metadata={"check": check})
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    spec: str = setting("auto", _text)
+    width: int = setting(1640, _integer(64, 8192))
+    height: int = setting(1232, _integer(64, 8192))
+    fps: int = setting(30, _integer(1, 240))
+    lores_width: int = setting(160, _integer(32, 640))
+
+
+@dataclass(frozen=True)
+class PinsConfig:
+    green: Pin = setting(17, _pin)
+    amber: Pin = setting(27, _pin)
+    red: Pin = setting(22, _pin)
+    rgb: tuple[Pin, Pin, Pin] | None = setting(None, _rgb)
+    buzzer: Pin = setting(None, _pin)
+    button_score: Pin = setting(5, _pin)
+    button_new: Pin = setting(6, _pin)
+    hold_time: float = setting(1.5, _number(0.2, 10.0))
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    kind: str = setting("terminal", _choice(DISPLAY_KINDS))
+    i2c_port: int = setting(1, _integer(0, 31))
+    i2c_address: int = setting(0x3C, _integer(0x03, 0x77))
+    spi_port: int = setting(0, _integer(0, 6))
+    spi_device: int = setting(0, _integer(0, 3))
+    spi_speed_hz: int = setting(40_000_000, _integer(100_000, 125_000_000))
+    gpio_dc: int = setting(24, _integer(0, 53))
+    gpio_reset: int = setting(25, _integer(0, 53))
+    gpio_backlight: int = setting(18, _integer(0, 53))
+    rotate: int = setting(0, _integer(0, 3))
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    rules: str = setting("rulebook", _choice(RULE_SETS))
+
+
+@dataclass(frozen=True)
+class MotionConfig:
+    pixel_threshold: int = setting(20, _integer(1, 255))
+    motion_fraction: float = setting(0.002, _number(0.0, 1.0))
+    still_frames: int = setting(5, _integer(1, 300))
+    min_confidence: float = setting(0.75, _number(0.0, 1.0))
+    max_looks: int = setting(4, _integer(0, 50))
+
+
+@dataclass(frozen=True)
+class LoggingConfig:
+    level: str = setting("info", _choice(LOG_LEVELS))
+    game_dir: str = setting("", _text)
+
+
+@dataclass(frozen=True)
+class Config:
+    source: SourceConfig = SourceConfig()
+    pins: PinsConfig = PinsConfig()
+    display: DisplayConfig = DisplayConfig()
+    game: GameConfig = GameConfig()
+    motion: MotionConfig = MotionConfig()
+    logging: LoggingConfig = LoggingConfig()
+    path: str = ""  # the user file that was read, "" for defaults only
+
+
+def _schema() -> dict[str, tuple[type, dict[str, Validator]]]:
+    """section -> (its dataclass, key -> check), read from the fields above."""
+    schema: dict[str, tuple[type, dict[str, Validator]]] = {}
+    for section in fields(Config):
+        defaults: Any = section.default
+        if section.name != "path":
+            schema[section.name] = (type(defaults), {key.name: key.metadata["check"] for key in fields(defaults)})
+    return schema
+
+
+SCHEMA = _schema()
 
 
 def running_as_service() -> bool:

@@ -311,6 +311,28 @@ def probe_i2c(port: int, address: int) -> bool | None:
     return True
 
 
+def _bus_device_problem(chip: str, device: str, group: str, enable: str,
+                        exists: Callable[[str], bool], can_open: Callable[[str], bool],
+                        service_groups: set[str] | None, open_hint: str = "") -> Check | None:
+    """What stops a display's bus device (I2C or SPI) from working, or None if it is usable.
+
+    The same three steps for either bus: the interface switched on (the
+    device node exists), the service user in the bus's group, and this user
+    able to open it.  ``enable`` is the raspi-config call and its config.txt
+    alternative for this bus.
+    """
+    if not exists(device):
+        return Check("display", FAIL, f"{chip} configured but {device} does not exist",
+                     f"sudo raspi-config nonint {enable} in /boot/firmware/config.txt), then reboot")
+    if service_groups is not None and group not in service_groups:
+        return Check("display", FAIL, f"the service user {SERVICE_USER} is not in group {group}",
+                     _group_hint(group, service_groups))
+    if not can_open(device):
+        return Check("display", WARN, f"{device} exists but you cannot open it",
+                     _group_hint(group, None) + open_hint)
+    return None
+
+
 def check_display(on_pi: bool, wiring: DisplayWiring, exists: Callable[[str], bool],
                   can_open: Callable[[str], bool],
                   i2c_probe: Callable[[int, int], bool | None],
@@ -322,16 +344,11 @@ def check_display(on_pi: bool, wiring: DisplayWiring, exists: Callable[[str], bo
     if wiring.kind == "ssd1306":
         device = f"/dev/i2c-{wiring.i2c_port}"
         address = f"0x{wiring.i2c_address:02X}"
-        if not exists(device):
-            return Check("display", FAIL, f"SSD1306 configured but {device} does not exist",
-                         "sudo raspi-config nonint do_i2c 0 (or dtparam=i2c_arm=on in "
-                         "/boot/firmware/config.txt), then reboot")
-        if service_groups is not None and "i2c" not in service_groups:
-            return Check("display", FAIL, f"the service user {SERVICE_USER} is not in group i2c",
-                         _group_hint("i2c", service_groups))
-        if not can_open(device):
-            return Check("display", WARN, f"{device} exists but you cannot open it",
-                         _group_hint("i2c", None) + "; or run `sudo boardcam doctor`")
+        problem = _bus_device_problem(
+            "SSD1306", device, "i2c", "do_i2c 0 (or dtparam=i2c_arm=on", exists, can_open, service_groups,
+            open_hint="; or run `sudo boardcam doctor`")
+        if problem is not None:
+            return problem
         answer = i2c_probe(wiring.i2c_port, wiring.i2c_address)
         if answer is False:
             return Check(
@@ -345,16 +362,10 @@ def check_display(on_pi: bool, wiring: DisplayWiring, exists: Callable[[str], bo
         return Check("display", OK, f"SSD1306 answers at {address} on {device}")
     if wiring.kind == "st7789":
         device = f"/dev/spidev{wiring.spi_port}.{wiring.spi_device}"
-        if not exists(device):
-            return Check("display", FAIL, f"ST7789 configured but {device} does not exist",
-                         "sudo raspi-config nonint do_spi 0 (or dtparam=spi=on in "
-                         "/boot/firmware/config.txt), then reboot")
-        if service_groups is not None and "spi" not in service_groups:
-            return Check("display", FAIL, f"the service user {SERVICE_USER} is not in group spi",
-                         _group_hint("spi", service_groups))
-        if not can_open(device):
-            return Check("display", WARN, f"{device} exists but you cannot open it",
-                         _group_hint("spi", None))
+        problem = _bus_device_problem(
+            "ST7789", device, "spi", "do_spi 0 (or dtparam=spi=on", exists, can_open, service_groups)
+        if problem is not None:
+            return problem
         return Check("display", OK, f"{device} present (SPI displays cannot be probed; "
                      "a blank screen means wiring: see docs/hardware.md)")
     return Check("display", WARN, f"unknown display.kind {wiring.kind!r}",

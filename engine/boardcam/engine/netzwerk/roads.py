@@ -59,17 +59,24 @@ class RoadPart:
         return n * (n - 1) if self.valid else 0
 
 
-def road_parts(layout: Layout, edges: Iterable[int]) -> list[RoadPart]:
-    """Split one player's connectors into roads at cities and judge each part (ordered by smallest slot)."""
+def connected_groups(
+    layout: Layout, edges: Iterable[int], split_at: Sequence[bool] | None = None
+) -> list[list[int]]:
+    """Connectors in groups that touch at a field, except fields flagged in ``split_at``.
+
+    Roads end at cities (``split_at=layout.is_city``); a chain built in one
+    turn is connected through anything (``None``).  Groups come in the order
+    of their smallest slot, each in the order a depth-first walk from that
+    slot meets its connectors.
+    """
     edge_list = sorted(set(edges))
     at_field: dict[int, list[int]] = {}
-    is_city = layout.is_city
     for e in edge_list:
         for f in layout.edge_ends[e]:
-            if not is_city[f]:
+            if split_at is None or not split_at[f]:
                 at_field.setdefault(f, []).append(e)
     seen: set[int] = set()
-    parts: list[RoadPart] = []
+    groups: list[list[int]] = []
     for start in edge_list:
         if start in seen:
             continue
@@ -84,8 +91,13 @@ def road_parts(layout: Layout, edges: Iterable[int]) -> list[RoadPart]:
                         seen.add(other)
                         group.append(other)
                         stack.append(other)
-        parts.append(judge_part(layout, group))
-    return parts
+        groups.append(group)
+    return groups
+
+
+def road_parts(layout: Layout, edges: Iterable[int]) -> list[RoadPart]:
+    """Split one player's connectors into roads at cities and judge each part (ordered by smallest slot)."""
+    return [judge_part(layout, group) for group in connected_groups(layout, edges, layout.is_city)]
 
 
 def judge_part(layout: Layout, group: Sequence[int]) -> RoadPart:
@@ -360,27 +372,5 @@ def _chain_violations(position: Position, player: int, new: frozenset[int]) -> l
 
 def road_parts_plain(layout: Layout, edges: Iterable[int]) -> list[frozenset[int]]:
     """Connected groups of connectors, joined at any field (cities included)."""
-    edge_list = sorted(set(edges))
-    at_field: dict[int, list[int]] = {}
-    for e in edge_list:
-        for f in layout.edge_ends[e]:
-            at_field.setdefault(f, []).append(e)
-    seen: set[int] = set()
-    groups: list[frozenset[int]] = []
-    for start in edge_list:
-        if start in seen:
-            continue
-        seen.add(start)
-        group = [start]
-        stack = [start]
-        while stack:
-            e = stack.pop()
-            for f in layout.edge_ends[e]:
-                for other in at_field[f]:
-                    if other not in seen:
-                        seen.add(other)
-                        group.append(other)
-                        stack.append(other)
-        groups.append(frozenset(group))
-    return groups
+    return [frozenset(group) for group in connected_groups(layout, edges)]
 

@@ -1,4 +1,4 @@
-"""``boardcam bench engine|vision|app|teach``: speed and accuracy harnesses.
+"""``boardcam bench engine|vision|app|teach|camera|drift|board|scenes``: speed and accuracy harnesses.
 
 The harnesses and the scene generator live in the source tree's
 ``benchmarks/`` folder (they are not part of the runtime package), so this
@@ -11,19 +11,39 @@ import argparse
 import importlib
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from boardcam.engine.errors import InputError
 
-# what -> (module in benchmarks/, function)
+
+@dataclass(frozen=True)
+class Harness:
+    """One benchmark: ``module.function`` in benchmarks/, and what ``--count``/``--seed`` are called there.
+
+    Harnesses name their sizes after what they count (tables, seeds, games);
+    ``count``/``seed`` None means the harness takes no such option and the
+    command refuses it rather than silently ignoring it.
+    """
+
+    module: str
+    function: str
+    count: str | None = "count"
+    seed: str | None = "seed"
+    counts: str = "scenes"  # what --count counts, for the help
+
+
 HARNESSES = {
-    "engine": ("bench_engine", "bench_engine"),
-    "netzwerk": ("bench_netzwerk", "bench_netzwerk"),
-    "vision": ("bench_vision", "bench_vision"),
-    "app": ("bench_app", "bench_app"),
-    "teach": ("bench_calibration", "bench_teach"),
-    "scenes": ("scenegen.bench", "bench_scenes"),
+    "engine": Harness("bench_engine", "bench_engine", count=None, seed=None),
+    "netzwerk": Harness("bench_netzwerk", "bench_netzwerk", count=None, seed=None),
+    "vision": Harness("bench_vision", "bench_vision"),
+    "app": Harness("bench_app", "bench_app", counts="games"),
+    "teach": Harness("bench_calibration", "bench_teach", count="tables", seed=None, counts="tables"),
+    "camera": Harness("bench_calibration", "bench_camera", count="seeds", counts="calibrations"),
+    "drift": Harness("bench_calibration", "bench_drift", count="tables", counts="tables"),
+    "board": Harness("bench_find_board", "bench_find_board"),
+    "scenes": Harness("scenegen.bench", "bench_scenes"),
 }
 
 
@@ -31,7 +51,8 @@ def register(subparsers: Any) -> None:
     bench = subparsers.add_parser("bench", help="speed and accuracy benchmarks (from a source checkout)")
     bench.add_argument("what", choices=sorted(HARNESSES), help="which harness")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
-    bench.add_argument("--count", type=int, default=None, help="scenes or games to run (vision, app, teach)")
+    counted = ", ".join(f"{name}: {h.counts}" for name, h in HARNESSES.items() if h.count)
+    bench.add_argument("--count", type=int, default=None, help=f"how many to run ({counted})")
     bench.add_argument("--seed", type=int, default=None, help="first random seed")
     bench.set_defaults(func=run)
 
@@ -53,7 +74,7 @@ def load_harness(what: str) -> Any:
     folder = str(benchmarks_dir())
     if folder not in sys.path:
         sys.path.insert(0, folder)
-    module_name, function = HARNESSES[what]
+    module_name, function = HARNESSES[what].module, HARNESSES[what].function
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
@@ -63,12 +84,23 @@ def load_harness(what: str) -> Any:
     return getattr(module, function)
 
 
-def run(args: argparse.Namespace) -> int:
+def harness_options(what: str, count: int | None, seed: int | None) -> dict[str, Any]:
+    """The harness's keyword arguments for ``--count``/``--seed``; InputError for one it lacks."""
+    harness = HARNESSES[what]
     options: dict[str, Any] = {}
-    if args.count is not None:
-        options["count"] = args.count
-    if args.seed is not None:
-        options["seed"] = args.seed
+    for flag, value, name in (("--count", count, harness.count), ("--seed", seed, harness.seed)):
+        if value is None:
+            continue
+        if name is None:
+            raise InputError(f"bench {what}: {flag} is not an option of this harness")
+        if flag == "--count" and value < 1:
+            raise InputError(f"bench {what}: --count must be at least 1, got {value}")
+        options[name] = value
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    options = harness_options(args.what, args.count, args.seed)
     if args.what == "engine":
         figures: dict[str, Any] = load_harness("engine")()
         try:

@@ -14,6 +14,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from boardcam.engine.errors import InputError
@@ -39,13 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     source.add_argument("--images", metavar="DIR", help="folder of photos of the target")
     source.add_argument("--live", metavar="N", type=int, help="collect N views from --source")
     camera.add_argument("--source", default="auto", help="frame source for --live (default auto)")
-    camera.add_argument("--json", action="store_true", help="print the result as JSON")
-    camera.add_argument("--dry-run", action="store_true", help="report only, do not save")
     camera.add_argument("--min-views", type=int, default=6)
     camera.add_argument("--min-coverage", type=float, default=0.35, help="share of the frame, 0..1")
     camera.add_argument("--max-rms", type=float, default=1.0, help="largest acceptable error, px")
     _add_target_options(camera)
-    _add_calibration_option(camera)
+    _add_result_options(camera)
     camera.set_defaults(func=run_camera)
 
     mat = steps.add_parser("mat", help="write the printable marker mat (A3 and larger)")
@@ -59,9 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     mat.set_defaults(func=run_mat)
 
     board = steps.add_parser("board", help="find the empty tile array, fix its pose, learn tiles")
-    where = board.add_mutually_exclusive_group()
-    where.add_argument("--image", metavar="FILE", help="a photo of the empty array")
-    where.add_argument("--source", default=None, help="frame source (default auto)")
+    _add_frame_options(board, "a photo of the empty array")
     board.add_argument("--row1", default=None, choices=("bottom", "top", "left", "right"),
                        help="side of the image nearest row 1 (default bottom; a mat orients itself)")
     board.add_argument("--overlay", metavar="PNG", help="write what was found over the frame")
@@ -70,21 +67,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                        help="position JSON with the true tiles, to correct a misread layout")
     board.add_argument("--keep-auto", action="store_true",
                        help="leave a live camera on automatic exposure and white balance")
-    board.add_argument("--json", action="store_true", help="print the result as JSON")
-    board.add_argument("--dry-run", action="store_true", help="report only, do not save")
-    _add_calibration_option(board)
+    _add_result_options(board)
     board.set_defaults(func=run_board)
 
     pieces = steps.add_parser("pieces", help="teach the pieces' colours under this light")
-    where = pieces.add_mutually_exclusive_group()
-    where.add_argument("--image", metavar="FILE", help="a photo with the requested pieces placed")
-    where.add_argument("--source", default=None, help="frame source (default auto)")
+    _add_frame_options(pieces, "a photo with the requested pieces placed")
     pieces.add_argument("--layout", metavar="JSON",
                         help="position JSON of what is placed (default: the standard teach layout)")
     pieces.add_argument("--show", action="store_true", help="only print where to put the pieces")
-    pieces.add_argument("--json", action="store_true", help="print the result as JSON")
-    pieces.add_argument("--dry-run", action="store_true", help="report only, do not save")
-    _add_calibration_option(pieces)
+    _add_result_options(pieces)
     pieces.set_defaults(func=run_pieces)
 
     settings = steps.add_parser(
@@ -107,6 +98,20 @@ def _add_target_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--square-mm", type=float, default=30.0, help="square edge, mm (default 30)")
     parser.add_argument("--marker-mm", type=float, default=22.0, help="marker edge, mm (default 22)")
     parser.add_argument("--dictionary", default="DICT_5X5_100", help="ArUco dictionary")
+
+
+def _add_frame_options(parser: argparse.ArgumentParser, photo: str) -> None:
+    """Where a step's frame comes from: a photo (``--image``) or a live source."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--image", metavar="FILE", help=photo)
+    where.add_argument("--source", default=None, help="frame source (default auto)")
+
+
+def _add_result_options(parser: argparse.ArgumentParser) -> None:
+    """What every learning step takes: --json, --dry-run and --calibration (see :func:`_finish`)."""
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--dry-run", action="store_true", help="report only, do not save")
+    _add_calibration_option(parser)
 
 
 def _add_calibration_option(parser: argparse.ArgumentParser) -> None:
@@ -146,6 +151,19 @@ def _emit(args: argparse.Namespace, data: dict[str, Any], lines: list[str]) -> N
     else:
         for line in lines:
             print(line)
+
+
+def _finish(args: argparse.Namespace, figures: dict[str, Any], lines: list[str],
+            calibration: Callable[[], Any]) -> int:
+    """Save what a step learned (unless ``--dry-run``) and report it as lines or ``--json``.
+
+    ``calibration`` is called only when saving, so a dry run never even
+    reads the stored file.
+    """
+    if not args.dry_run:
+        lines = [*lines, f"saved to {_save(calibration(), args.calibration)}"]
+    _emit(args, figures, lines)
+    return 0
 
 
 def _read_json_file(path: str, option: str) -> Any:
@@ -200,13 +218,8 @@ def run_camera(args: argparse.Namespace) -> int:
         f"({result.camera_matrix[0][2]:.1f}, {result.camera_matrix[1][2]:.1f}), "
         f"k1 {result.dist_coeffs[0]:+.4f} k2 {result.dist_coeffs[1]:+.4f}",
     ]
-    if not args.dry_run:
-        calibration = _existing_calibration(args.calibration)
-        path = _save(calibration.updated(intrinsics=result.intrinsics_json(), target=spec),
-                     args.calibration)
-        lines.append(f"saved to {path}")
-    _emit(args, result.to_json(), lines)
-    return 0
+    return _finish(args, result.to_json(), lines, lambda: _existing_calibration(args.calibration).updated(
+        intrinsics=result.intrinsics_json(), target=spec))
 
 
 def _plain(value: Any) -> Any:
@@ -347,12 +360,7 @@ def run_board(args: argparse.Namespace) -> int:
         if not ok:
             raise InputError(f"--overlay: cannot encode {args.overlay}")
         atomic_write_bytes(args.overlay, png.tobytes())
-    lines = [result.summary()]
-    if not args.dry_run:
-        path = _save(result.calibration, args.calibration)
-        lines.append(f"saved to {path}")
-    _emit(args, result.to_json(), lines)
-    return 0
+    return _finish(args, result.to_json(), [result.summary()], lambda: result.calibration)
 
 
 def run_pieces(args: argparse.Namespace) -> int:
@@ -372,12 +380,7 @@ def run_pieces(args: argparse.Namespace) -> int:
             input("press Enter when they are in place ")
     image, _ = _grab_image(args, calibration)
     result = teach_pieces(image, calibration, layout)
-    lines = [result.summary()]
-    if not args.dry_run:
-        path = _save(result.calibration, args.calibration)
-        lines.append(f"saved to {path}")
-    _emit(args, result.to_json(), lines)
-    return 0
+    return _finish(args, result.to_json(), [result.summary()], lambda: result.calibration)
 
 
 # --------------------------------------------------------------------- settings

@@ -192,6 +192,10 @@ class PiCameraSource(SourceBase):
         self._index = 0
         self.reopens = 0  # how many times a stall was healed; shown by the loop / doctor
         self.camera_model = ""
+        # The request metadata of the last frame (ExposureTime, AnalogueGain,
+        # ColourGains, LensPosition, ...): what auto exposure, white balance and
+        # focus settled on, which calibration freezes (settings.freeze_settings).
+        self.last_metadata: dict[str, Any] = {}
 
     # ------------------------------------------------------------ lifecycle
     @property
@@ -339,9 +343,10 @@ class PiCameraSource(SourceBase):
         assert camera is not None
         names = ["main", "lores"] if self._lores_format else ["main"]
         job = camera.capture_arrays(names, wait=False)
-        arrays, _metadata = camera.wait(job, timeout=timeout)
+        arrays, metadata = camera.wait(job, timeout=timeout)
         image = to_bgr(arrays[0], self._main_format)
         lores = luminance_plane(arrays[1], self.lores_size) if self._lores_format else None
+        self.last_metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
         self._index += 1
         return Frame(image=image, lores=lores, timestamp=self._clock(), index=self._index)
 

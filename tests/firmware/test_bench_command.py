@@ -1,0 +1,69 @@
+"""`boardcam bench`: the harness table, its --count/--seed mapping, and the calibration benches run small."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import pytest
+
+from boardcam.engine.errors import InputError
+from boardcam.firmware.cli import main
+from boardcam.firmware.commands.bench import HARNESSES, harness_options, load_harness
+
+
+def test_calibration_and_board_benches_are_registered() -> None:
+    assert {"camera", "drift", "board", "teach"} <= set(HARNESSES)
+    assert load_harness("camera").__name__ == "bench_camera"
+    assert load_harness("drift").__name__ == "bench_drift"
+    assert load_harness("board").__name__ == "bench_find_board"
+
+
+@pytest.mark.parametrize("what", sorted(HARNESSES))
+def test_every_harness_takes_the_options_the_table_promises(what: str) -> None:
+    parameters = inspect.signature(load_harness(what)).parameters
+    for name in (HARNESSES[what].count, HARNESSES[what].seed):
+        if name is not None:
+            assert name in parameters, f"{what}: {name}"
+
+
+def test_count_and_seed_become_each_harness_own_names() -> None:
+    assert harness_options("camera", 2, 5) == {"seeds": 2, "seed": 5}
+    assert harness_options("drift", 3, None) == {"tables": 3}
+    assert harness_options("teach", 2, None) == {"tables": 2}
+    assert harness_options("board", 4, 1) == {"count": 4, "seed": 1}
+    assert harness_options("engine", None, None) == {}
+    with pytest.raises(InputError, match="--seed"):
+        harness_options("teach", None, 3)
+    with pytest.raises(InputError, match="--count"):
+        harness_options("engine", 10, None)
+    with pytest.raises(InputError, match="at least 1"):
+        harness_options("drift", 0, None)
+
+
+def _bench_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    assert main(["bench", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_camera_bench_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    figures = _bench_json(capsys, "camera", "--count", "1")
+    assert figures["runs"] == 1
+    assert figures["focal_rel_error_max"] < 0.01 and figures["rms_px_max"] < 0.5
+
+
+def test_drift_bench_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    figures = _bench_json(capsys, "drift", "--count", "1", "--seed", "2")
+    assert figures["tables"] == 1
+    assert 0.0 <= figures["bumps_seen"] <= 1.0 and figures["ms_median"] > 0
+
+
+def test_board_bench_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    figures = _bench_json(capsys, "board", "--count", "1", "--seed", "3")
+    assert figures["scenes"] == 1
+    assert figures["ms"]["median"] > 0
+
+
+def test_a_bad_option_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "teach", "--seed", "1"]) == 2
+    assert "not an option" in capsys.readouterr().err
