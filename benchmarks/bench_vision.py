@@ -174,6 +174,53 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     return out
 
 
+def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] = (1640, 1232),
+                         light_change: bool = True) -> dict[str, Any]:
+    """Reading as the app reads during a game: the same camera frame after frame.
+
+    Each game is a random legal game rendered move by move with one camera
+    and (unless ``light_change`` is off) a change of lamps half way.  The
+    first frame is the empty board: it is read from scratch, with the known
+    pose, and kept as the empty-board reference (what ``boardcam run`` does
+    at setup).  Every later frame is read with that pose and reference and
+    with the previous reading (``previous=``: unchanged lots keep their
+    answer).  ``single_frame`` repeats the figures without ``previous``, to
+    show what the memory of the last reading adds.
+    """
+    from scenegen import game_positions, scene_series
+
+    from boardcam.vision import BoardPose, empty_board_reference, read_board
+
+    cv2.setNumThreads(1)
+    with_memory, single = _Tally(), _Tally()
+    ms: list[float] = []
+    for game in range(games):
+        positions = game_positions(seed + game)
+        change_at = {len(positions) // 2} if light_change else set()
+        previous = reference = pose = None
+        for scene in scene_series(seed + game, positions, frames_per_position=1, hands=False,
+                                  light_change_at=change_at, size=size):
+            corners, position = truth_in_reader_convention(scene.truth)
+            if pose is None:
+                pose = BoardPose({k: tuple(v) for k, v in corners.items()})
+                first = read_board(scene.image, pose=pose)
+                reference = empty_board_reference(scene.image, pose, tiles=first.position_dict["tiles"])
+                previous = read_board(scene.image, pose=pose, reference=reference)
+                continue
+            start = time.perf_counter()
+            reading = read_board(scene.image, pose=pose, reference=reference, previous=previous)
+            ms.append((time.perf_counter() - start) * 1000)
+            with_memory.add(reading, position, False)
+            single.add(read_board(scene.image, pose=pose, reference=reference), position, False)
+            previous = reading
+    out: dict[str, Any] = {"games": games, "seed": seed, "size": list(size), "light_change": light_change,
+                           "mode": "known pose, setup reference, previous reading"}
+    out.update(with_memory.figures())
+    out["ms_median"] = statistics.median(ms) if ms else None
+    out["single_frame"] = single.figures()
+    return out
+
+
 def write_overlay_example(path: str = "docs/read-overlay.png", seed: int = 7, size: tuple[int, int] = (1296, 972)) -> dict[str, Any]:
     """Render one scene, read it from scratch and save the frame with its overlay (for the README)."""
     from scenegen import random_scene

@@ -3,6 +3,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+import boardcam.calibration.drift as drift
 import boardcam.vision
 from boardcam.engine.aliencity import Position
 from boardcam.firmware.runner import VisionReader
@@ -10,42 +11,92 @@ from boardcam.vision import BoardNotFoundError
 
 from helpers import played_game, positions_of
 
+COVERED = 1  # pixel value the fake vision treats as "a hand over the board edge"
+
+
+class FakePose:
+    def __init__(self, name):
+        self.name = name
+
+    def to_json(self):
+        return {"corners_px": {"A1": [0, 0], "H1": [9, 0], "H10": [9, 9], "A10": [0, 9]}}
+
 
 @pytest.fixture
 def fake_vision(monkeypatch):
-    calls = []
-    board = positions_of(played_game(2))[3]
+    """read_board, the empty-board reference and the drift check replaced by recorders."""
+    calls = {"reads": [], "references": 0, "drift": "steady"}
+    boards = {"empty": positions_of(played_game(2))[0], "played": positions_of(played_game(2))[3]}
+    calls["board"] = "played"
 
-    def read_board(image, *, pose=None, **parts):
-        calls.append(pose)
-        if pose is None and image[0, 0, 0] == 1:  # a hand over the board edge: no search result
+    def read_board(image, *, pose=None, reference=None, previous=None, **parts):
+        calls["reads"].append({"pose": pose, "reference": reference, "previous": previous})
+        if pose is None and image[0, 0, 0] == COVERED:
             raise BoardNotFoundError("no tile array found")
-        return SimpleNamespace(position=Position.from_json(board), lot_confidence={"A1": 0.9},
-                               tile_confidence={}, occluded=False, pose=pose or "found")
+        board = boards[calls["board"]]
+        return SimpleNamespace(position=Position.from_json(board), position_dict=board,
+                               lot_confidence={"A1": 0.9}, tile_confidence={"A1": 0.95}, occluded=False,
+                               pose=pose or FakePose("found"))
+
+    def empty_board_reference(image, pose, **kwargs):
+        calls["references"] += 1
+        return "reference"
 
     monkeypatch.setattr(boardcam.vision, "read_board", read_board)
+    monkeypatch.setattr(boardcam.vision, "empty_board_reference", empty_board_reference)
+    monkeypatch.setattr(drift, "drift_reference", lambda image, corners, intrinsics=None: "drift reference")
+    monkeypatch.setattr(drift, "check_drift", lambda ref, image: SimpleNamespace(moved=calls["drift"] == "moved"))
     return calls
 
 
-def test_the_board_is_searched_after_motion_and_the_pose_reused_for_looks(fake_vision):
+IMAGE = np.zeros((10, 10, 3), np.uint8)
+
+
+def test_searched_once_then_read_at_the_pose_with_the_previous_reading(fake_vision):
     reader = VisionReader(None)
-    image = np.zeros((10, 10, 3), np.uint8)
-    observation = reader(image)
-    assert observation.lot_confidence == {"A1": 0.9} and fake_vision == [None]
-    reader(image)  # looking again at a still board: no search
-    assert fake_vision == [None, "found"]
+    observation = reader(IMAGE)
+    assert observation.lot_confidence == {"A1": 0.9}
+    first = fake_vision["reads"][0]
+    assert first["pose"] is None  # the first frame searches
+    reader(IMAGE)  # looking again at a still board: no search, the last reading passed on
+    second = fake_vision["reads"][1]
+    assert second["pose"].name == "found" and second["previous"] is not None
+    reader.board_moved()  # a hand passed, the drift check says the board stayed: still no search
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["pose"] is not None
+
+
+def test_a_bump_makes_it_search_again_without_the_stale_reading(fake_vision):
+    reader = VisionReader(None)
+    reader(IMAGE)
+    fake_vision["drift"] = "moved"
     reader.board_moved()
-    reader(image)
-    assert fake_vision[-1] is None  # a bump must not be read through a stale pose
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["pose"] is None  # never read a knocked board through a stale pose
+    fake_vision["drift"] = "steady"
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["previous"] is not None
 
 
 def test_a_failed_search_falls_back_to_the_last_pose(fake_vision):
     reader = VisionReader(None)
-    reader(np.zeros((10, 10, 3), np.uint8))
+    reader(IMAGE)
+    fake_vision["drift"] = "moved"
     reader.board_moved()
-    covered = np.ones((10, 10, 3), np.uint8)
-    reader(covered)
-    assert fake_vision[-2:] == [None, "found"]
+    reader(np.full((10, 10, 3), COVERED, np.uint8))
+    assert fake_vision["reads"][-2]["pose"] is None and fake_vision["reads"][-1]["pose"].name == "found"
     with pytest.raises(BoardNotFoundError):
-        VisionReader(None)(covered)  # no pose to fall back on
+        VisionReader(None)(np.full((10, 10, 3), COVERED, np.uint8))  # no pose to fall back on
 
+
+def test_the_first_confident_empty_board_becomes_the_reference(fake_vision):
+    reader = VisionReader(None)
+    reader(IMAGE)  # a played board: no reference from it
+    assert fake_vision["references"] == 0
+    fake_vision["board"] = "empty"
+    reader(IMAGE)
+    assert fake_vision["references"] == 1
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["reference"] == "reference"
+    reader(IMAGE)
+    assert fake_vision["references"] == 1  # kept, not retaken on every empty board

@@ -1,5 +1,7 @@
 import numpy as np
 
+from boardcam.vision import lots
+
 from boardcam.vision.lots import (
     expected_from_frame,
     lot_features,
@@ -81,3 +83,21 @@ def test_features_see_a_piece_and_not_an_empty_lot():
     assert feats.shape == (80, len(FEATURE_NAMES))
     centre = FEATURE_NAMES.index("f_centre")
     assert feats[40, centre] > 0.5 and np.delete(feats[:, centre], 40).max() < 0.1
+
+
+def test_changed_lots_sees_a_piece_not_noise_or_a_dimmer_lamp():
+    rng = np.random.default_rng(4)
+    base = np.zeros((80, 16, 16, 3), np.float32)
+    base[..., 0] = rng.uniform(30, 70, (80, 1, 1))
+    base[..., 1:] = rng.uniform(-30, 30, (80, 1, 1, 2))
+    noisy = base + rng.normal(0, 1.5, base.shape).astype(np.float32)
+    assert not lots.changed_lots(noisy, base).any()
+    dimmer = noisy.copy()
+    dimmer[..., 0] *= 0.85
+    dimmer[..., 1:] *= 0.85
+    assert not lots.changed_lots(dimmer, base).any()
+    with_piece = noisy.copy()
+    yy, xx = np.mgrid[0:16, 0:16]
+    disc = np.hypot(xx - 7.5, yy - 7.5) < 5.5
+    with_piece[17][disc] = with_piece[17][disc] + np.array([-6.0, 2.0, -2.0], np.float32)  # a faint dark dome
+    assert np.flatnonzero(lots.changed_lots(with_piece, base)).tolist() == [17]

@@ -61,14 +61,23 @@ def test_empty_board_reference_round_trip_and_errors():
     tiles = {f"{c}{r}": {"color": "red", "icon": f"{c}{r}"} for r in (1, 3, 5, 7, 9) for c in "ACEG"}
     lab = np.random.default_rng(0).normal(50, 10, (80, 2, 2, 3)).round(1)
     ref = EmptyBoardReference(2, lab, tiles)
-    again = EmptyBoardReference.from_json(ref.to_json())
-    assert np.allclose(again.lab, ref.lab) and again.tiles == tiles
+    packed = ref.to_json()
+    assert isinstance(packed["lab"], str)  # base64, not 61 440 JSON numbers at full resolution
+    again = EmptyBoardReference.from_json(packed)
+    assert np.abs(again.lab[..., 0] - ref.lab[..., 0]).max() <= 0.25  # L kept to half a unit
+    assert np.abs(again.lab[..., 1:] - ref.lab[..., 1:]).max() <= 0.5 and again.tiles == tiles
+    listed = EmptyBoardReference.from_json(dict(packed, lab=ref.lab.reshape(80, -1).tolist()))  # plain lists still load
+    assert np.allclose(listed.lab, ref.lab)
     assert again.lots_at(6).shape == (80, 6, 6, 3)
     assert again.tile_readings()["C3"].icon_lot == 18
     app = Appearance.from_json(Appearance(reference=ref).to_json())
-    assert app.reference is not None and np.allclose(app.reference.lab, ref.lab)
+    assert app.reference is not None and np.allclose(app.reference.lab, again.lab)
     assert Appearance.from_json({"tile_mm": 60}).reference is None
     with pytest.raises(FormatError, match="reference.lab"):
         EmptyBoardReference.from_json({"lot_px": 2, "lab": [[1.0] * 5] * 80, "tiles": tiles})
+    with pytest.raises(FormatError, match="reference.lab"):
+        EmptyBoardReference.from_json({"lot_px": 2, "lab": "not base64!", "tiles": tiles})
+    with pytest.raises(FormatError, match="reference.lab"):
+        EmptyBoardReference.from_json({"lot_px": 2, "lab": "AAAA", "tiles": tiles})  # too few bytes
     with pytest.raises(FormatError, match="reference.tiles.A1.color"):
         EmptyBoardReference.from_json(dict(ref.to_json(), tiles=dict(tiles, A1={"color": "pink", "icon": "A1"})))

@@ -107,3 +107,28 @@ def test_confidence_is_high_where_right_on_random_scenes():
             sure_wrong += (not ok) and conf >= 0.9
             total += 1
     assert right / total >= 0.95 and sure_wrong <= 2
+
+
+def test_previous_reading_keeps_unchanged_lots_and_rereads_the_changed_one():
+    from boardcam.vision import empty_board_reference
+
+    empty = scene({}, edition="B", table="plain")
+    before = scene(PIECES, edition="B", table="plain")
+    after_pieces = dict(PIECES, E5={"kind": "dome", "color": "green"})
+    after = scene(after_pieces, edition="B", table="plain")
+    pose, position = _truth_pose(after)
+    reference = empty_board_reference(empty.image, pose)
+    first = read_board(before.image, pose=pose, reference=reference)
+    second = read_board(after.image, pose=pose, reference=reference, previous=first)
+    assert second.position_dict["structures"] == position["structures"]
+    assert second.lots[_lot("E5")] is not first.lots[_lot("E5")]  # the lot the hand touched is read again
+    kept = [lot for lot in range(80) if second.lots[lot] is first.lots[lot]]
+    assert len(kept) >= 70  # the rest keep their answers (a few neighbours may be looked at again)
+    assert second.tiles == first.tiles
+    moved = BoardPose({k: (x + 4.0, y) for k, (x, y) in zip(("A1", "H1", "H10", "A10"), pose.ordered())})
+    elsewhere = read_board(after.image, pose=moved, reference=reference, previous=first)
+    assert not any(elsewhere.lots[lot] is first.lots[lot] for lot in range(80))  # another pose: nothing carried
+
+
+def _lot(name: str) -> int:
+    return (int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])

@@ -29,38 +29,97 @@ log = logging.getLogger(__name__)
 class VisionReader:
     """The real board reader: ``boardcam.vision.read_board`` with the stored calibration.
 
-    After the board moved (hands, a bump) the board is searched afresh — a
-    knocked camera or board must never be read through a stale pose — and
-    only when that search fails is the last good pose used.  Looking again at
-    a still board reuses the pose, which skips the search.
+    It reads the way the vision is most reliable at a table that stays put:
+
+    * the board is searched once (or its pose comes from calibration); after
+      that every still frame is read at that pose, and after motion a cheap
+      drift check (calibration.drift) decides whether the board or camera was
+      bumped — only then is it searched again, so a knock is never read
+      through a stale pose and a hand is never a reason for a full search;
+    * the first empty board it sees becomes the empty-board reference (or the
+      calibration's, taken by ``boardcam calibrate board``): pieces are then
+      what differs from it, and the tiles are those read on the empty board;
+    * each reading is passed the previous one, so lots that look as they did
+      keep their answers and only the lots a hand touched are decided again.
     """
 
+    EMPTY_TILE_CONFIDENCE = 0.5  # below this an "empty board" read is not trusted as the reference
+
     def __init__(self, calibration: Any = None) -> None:
-        from boardcam.vision import read_board
+        from boardcam.calibration.drift import check_drift, drift_reference
+        from boardcam.vision import empty_board_reference, read_board
 
         self._read_board = read_board
+        self._empty_board_reference = empty_board_reference
+        self._drift_reference = drift_reference
+        self._check_drift = check_drift
         self._parts = _vision_parts(calibration)
         self._pose: Any = self._parts.pop("pose", None)
-        self._search = True
+        appearance = self._parts.get("appearance")
+        self._reference: Any = getattr(appearance, "reference", None)
+        self._drift: Any = None
+        self._previous: Any = None
+        self._moved = True
 
     def board_moved(self) -> None:
-        self._search = True
+        """Something moved over the board: check for a bump before the next reading."""
+        self._moved = True
 
     def __call__(self, image: np.ndarray) -> Observation:
+        reading = self._read(image)
+        self._moved = False
+        if not getattr(reading, "occluded", False):
+            self._previous = reading
+            self._maybe_take_reference(image, reading)
+        return Observation.from_reading(reading)
+
+    def _read(self, image: np.ndarray) -> Any:
+        if self._drift is None:  # first frame, or no good search yet: a calibrated pose is only the fallback
+            return self._search(image)
+        if self._moved and self._bumped(image):
+            log.info("the board or camera moved: searching the board again")
+            self._previous = None
+            return self._search(image)
+        return self._read_board(image, pose=self._pose, reference=self._reference, previous=self._previous,
+                                **self._parts)
+
+    def _search(self, image: np.ndarray) -> Any:
         from boardcam.engine.errors import InputError
 
-        if self._search or self._pose is None:
-            try:
-                reading = self._read_board(image, pose=None, **self._parts)
-            except InputError:
-                if self._pose is None:
-                    raise
-                reading = self._read_board(image, pose=self._pose, **self._parts)
-        else:
-            reading = self._read_board(image, pose=self._pose, **self._parts)
-        self._pose = getattr(reading, "pose", None) or self._pose
-        self._search = False
-        return Observation.from_reading(reading)
+        try:
+            reading = self._read_board(image, pose=None, reference=self._reference, **self._parts)
+        except InputError:
+            if self._pose is None:
+                raise
+            log.info("board not found: reading at the last pose")
+            return self._read_board(image, pose=self._pose, reference=self._reference, **self._parts)
+        self._remember_pose(image, reading.pose)
+        return reading
+
+    def _bumped(self, image: np.ndarray) -> bool:
+        import cv2
+
+        try:
+            return bool(self._check_drift(self._drift, image).moved)
+        except (ValueError, cv2.error) as error:  # another frame size: the camera was reconfigured
+            log.info("drift check impossible (%s)", error)
+            return True
+
+    def _remember_pose(self, image: np.ndarray, pose: Any) -> None:
+        self._pose = pose
+        corners = pose.to_json()["corners_px"]
+        self._drift = self._drift_reference(image, corners, self._parts.get("intrinsics"))
+
+    def _maybe_take_reference(self, image: np.ndarray, reading: Any) -> None:
+        """Keep the first confidently read empty board as the reference pieces are compared with."""
+        if self._reference is not None or reading.position_dict.get("structures"):
+            return
+        if min(reading.tile_confidence.values(), default=0.0) < self.EMPTY_TILE_CONFIDENCE:
+            return
+        self._reference = self._empty_board_reference(
+            image, reading.pose, intrinsics=self._parts.get("intrinsics"), tiles=reading.position_dict["tiles"])
+        self._previous = None  # read the next board against the reference from scratch
+        log.info("empty board kept as the reference")
 
 
 def vision_reader(calibration: Any = None) -> Reader:

@@ -181,6 +181,29 @@ def difference(seen: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return np.sqrt((L_WEIGHT * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
 
 
+CHANGE_FLOOR = 1.8  # ΔE: the faintest piece (a black dome on a black tile) departs about 2.3 after smoothing
+CHANGE_NOISE_FACTOR = 2.5
+
+
+def changed_lots(seen: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """Which lots look different from ``before`` (the look their last answer was decided on): (80,) bool.
+
+    Both are smoothed over 3×3 pixels first — pieces cover a lot, sensor noise
+    is per pixel — and ``before`` is relit to this frame's light per tile, so
+    a lamp dimming is not a change.  The bar is relative to this frame's
+    typical departure (most lots do not change between two still boards),
+    with a floor below the faintest piece.
+    """
+    n, s = seen.shape[:2]
+    smooth = lambda lots: cv2.blur(lots.reshape(n * s, s, 3), (3, 3)).reshape(lots.shape)  # noqa: E731
+    a = smooth(seen.astype(np.float32))
+    b = relight(smooth(before.astype(np.float32)), a)
+    centre = _masks(s)["centre"]
+    departure = difference(a, b)[:, centre].mean(axis=1)
+    bar = max(CHANGE_FLOOR, CHANGE_NOISE_FACTOR * float(np.median(departure)))
+    return departure > bar
+
+
 # ----------------------------------------------------------------------------- features
 
 FEATURE_NAMES = (

@@ -221,9 +221,14 @@ class EmptyBoardReference:
         return out
 
     def to_json(self) -> dict[str, Any]:
+        """Lab packed as base64 bytes (L in 0.5 steps, a and b in whole units, well under sensor noise).
+
+        A full-resolution reference is 61 440 numbers: as a JSON list it would
+        make the calibration file ten times larger than everything else in it.
+        """
         return {
             "lot_px": self.lot_px,
-            "lab": [[round(float(v), 1) for v in lot.ravel()] for lot in self.lab],
+            "lab": _pack_lab(self.lab),
             "tiles": {k: dict(v) for k, v in self.tiles.items()},
             "white_balance": [round(float(g), 5) for g in self.white_balance] if self.white_balance else None,
         }
@@ -237,9 +242,11 @@ class EmptyBoardReference:
         if not isinstance(lot_px, int) or not 1 <= lot_px <= 64:
             raise FormatError(f"reference.lot_px: expected a small positive integer, got {lot_px!r}")
         try:
-            lab = np.asarray(data.get("lab"), dtype=np.float32).reshape(80, lot_px, lot_px, 3)
+            raw = data.get("lab")
+            packed = _unpack_lab(raw) if isinstance(raw, str) else np.asarray(raw, dtype=np.float32)
+            lab = packed.reshape(80, lot_px, lot_px, 3)
         except (TypeError, ValueError):
-            raise FormatError(f"reference.lab: expected 80 lists of {lot_px * lot_px * 3} numbers") from None
+            raise FormatError(f"reference.lab: expected 80 lists of {lot_px * lot_px * 3} numbers (or their packed base64)") from None
         if not np.all(np.isfinite(lab)):
             raise FormatError("reference.lab: expected finite numbers")
         tiles = _mapping(data.get("tiles"), "reference.tiles")
@@ -257,6 +264,31 @@ class EmptyBoardReference:
                 raise FormatError("reference.white_balance: expected 3 gains (B, G, R) or null")
             gains = tuple(_number(v, "reference.white_balance") for v in wb)
         return cls(lot_px, lab, {str(k): dict(v) for k, v in tiles.items()}, gains)  # type: ignore[arg-type]
+
+
+def _pack_lab(lab: Any) -> str:
+    import base64
+
+    import numpy as np
+
+    codes = np.empty(lab.shape, np.uint8)
+    codes[..., 0] = np.clip(np.rint(lab[..., 0] * 2.0), 0, 255)
+    codes[..., 1:] = np.clip(np.rint(lab[..., 1:] + 128.0), 0, 255)
+    return base64.b64encode(codes.tobytes()).decode("ascii")
+
+
+def _unpack_lab(text: str) -> Any:
+    import base64
+    import binascii
+
+    import numpy as np
+
+    try:
+        codes = np.frombuffer(base64.b64decode(text, validate=True), np.uint8).astype(np.float32)
+    except (binascii.Error, ValueError):
+        raise ValueError("not base64") from None
+    lab = codes.reshape(-1, 3)
+    return np.concatenate([lab[:, :1] / 2.0, lab[:, 1:] - 128.0], axis=1)
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,8 @@ class Reading:
     timing_ms: dict[str, float]
     lots: dict[int, LotReading] = field(repr=False, default_factory=dict)
     tiles: dict[str, TileReading] = field(repr=False, default_factory=dict)
+    # the warped Lab each lot's answer was decided on (80, LOT_PX, LOT_PX, 3): what ``previous`` compares with
+    lot_lab: np.ndarray | None = field(repr=False, default=None, compare=False)
 
     @property
     def corners_px(self) -> dict[str, list[float]]:
@@ -110,25 +112,27 @@ def locate_board(
     return find_board(image_bgr, intrinsics), "markerless"
 
 
-def _load_models() -> tuple[dict[str, Any] | None, dict[str, Any] | None, dict[str, Any] | None]:
+def _load_models() -> tuple[dict[str, Any] | None, ...]:
+    """The fitted classifiers and confidence maps; ``None`` where not fitted (physical heuristics then)."""
     try:
         from boardcam.vision import lot_model
-    except ImportError:  # not fitted yet: physical heuristics only
-        return None, None, None
-    return lot_model.FIRST_LOOK, lot_model.FINAL, getattr(lot_model, "CONFIDENCE_MAP", None)
+    except ImportError:
+        return None, None, None, None, None
+    return (lot_model.FIRST_LOOK, lot_model.FINAL, getattr(lot_model, "CONFIDENCE_MAP", None),
+            getattr(lot_model, "FINAL_WITH_REFERENCE", None), getattr(lot_model, "CONFIDENCE_MAP_WITH_REFERENCE", None))
 
 
-FIRST_LOOK_MODEL, FINAL_MODEL, CONFIDENCE_MAP = _load_models()
+FIRST_LOOK_MODEL, FINAL_MODEL, CONFIDENCE_MAP, REFERENCE_MODEL, REFERENCE_CONFIDENCE_MAP = _load_models()
 
 
-def calibrated(raw: float) -> float:
+def calibrated(raw: float, confidence_map: dict[str, Any] | None = CONFIDENCE_MAP) -> float:
     """The raw confidence of a lot's answer mapped to its held-out accuracy (see train_lot_model)."""
-    if CONFIDENCE_MAP is None:
+    if confidence_map is None:
         return raw
-    sure = float(CONFIDENCE_MAP.get("sure_from", 2.0))
+    sure = float(confidence_map.get("sure_from", 2.0))
     if raw >= sure:  # the range where held-out answers were right at least 99.95 % of the time
         return 0.9 + 0.1 * (raw - sure) / max(1.0 - sure, 1e-9)
-    return min(float(np.interp(raw, CONFIDENCE_MAP["x"], CONFIDENCE_MAP["y"])), 0.899)
+    return min(float(np.interp(raw, confidence_map["x"], confidence_map["y"])), 0.899)
 
 
 def _kind_probs(features: np.ndarray, model: dict[str, Any] | None) -> np.ndarray:
@@ -148,6 +152,7 @@ class LotAnalysis:
     tower_colour_probs: np.ndarray  # (80, 4) the same if a tower does (black impossible)
     cap_probs: np.ndarray  # (80, 3)
     difference: np.ndarray  # (80, s, s) ΔE against the empty look
+    seen: np.ndarray  # (80, s, s, 3) the lots' Lab as seen
 
 
 def analyse(
@@ -159,7 +164,11 @@ def analyse(
     models: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None,
 ) -> tuple[dict[str, TileReading], LotAnalysis]:
     """Tiles and lots from the warped Lab image (margin included)."""
-    first_model, final_model = models if models is not None else (FIRST_LOOK_MODEL, FINAL_MODEL)
+    if models is not None:
+        first_model, final_model = models
+    else:  # reading against the setup reference has its own fitted model (other feature statistics)
+        first_model = FIRST_LOOK_MODEL
+        final_model = REFERENCE_MODEL if reference is not None and REFERENCE_MODEL is not None else FINAL_MODEL
     t0 = time.perf_counter()
     lab = geometry.board_view(lab_all)
     seen = lot_grid(lab, LOT_PX)
@@ -204,7 +213,7 @@ def analyse(
     cap = lots_stage.cap_probabilities(lab, geometry, tile_mm, body, light_ref)
     diff = lots_stage.difference(seen, expected_seen)
     timing["lots"] = (time.perf_counter() - t1) * 1000
-    return tiles, LotAnalysis(features, first, kind, colour_probs, tower_colour_probs, cap, diff)
+    return tiles, LotAnalysis(features, first, kind, colour_probs, tower_colour_probs, cap, diff, seen)
 
 
 def decide_lots(analysis: LotAnalysis) -> dict[int, LotReading]:
@@ -236,14 +245,19 @@ def read_board(
     appearance: Appearance | None = None,
     mat: MatSpec | None = None,
     reference: EmptyBoardReference | None = None,
+    previous: Reading | None = None,
 ) -> Reading:
     """Read the Alien City position in one BGR frame.
 
     With ``pose`` (from calibration or the previous frame) nothing is searched:
     the frame is warped with cached maps and read.  ``reference`` (or
     ``appearance.reference``) is the empty board seen at setup; with it the
-    tiles come from setup and occupancy is a difference test.  Raises
-    :class:`BoardNotFoundError` when no board can be found.
+    tiles come from setup and occupancy is a difference test.  ``previous``
+    (the last reading of the same still camera, at the same pose) lets every
+    lot that looks as it did keep its earlier answer and confidence, and the
+    tiles keep theirs: between two moves only the lots a hand touched are
+    decided again, so one borderline lot cannot flicker between answers.
+    Raises :class:`BoardNotFoundError` when no board can be found.
     """
     if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise BoardNotFoundError("image: expected a BGR colour frame")
@@ -278,6 +292,18 @@ def read_board(
     t0 = time.perf_counter()
     occlusion = find_occlusion(lab_all, geometry.margin_px, LOT_PX, analysis.difference)
     timing["occlusion"] = (time.perf_counter() - t0) * 1000
+    confidence_map = REFERENCE_CONFIDENCE_MAP if reference is not None and REFERENCE_MODEL is not None else CONFIDENCE_MAP
+    lot_conf = {_lot_name(lot): round(calibrated(r.confidence, confidence_map), 4) for lot, r in sorted(lots.items())}
+    tile_conf = {key: round(float(tiles[key].confidence), 4) for key in TILE_KEYS}
+    lot_lab = analysis.seen.copy()
+    kept = _unchanged_since(previous, pose, analysis.seen)
+    if previous is not None and kept is not None:
+        tiles, tile_conf = dict(previous.tiles), dict(previous.tile_confidence)
+        for lot in np.flatnonzero(kept):
+            lot = int(lot)
+            lots[lot] = previous.lots[lot]
+            lot_conf[_lot_name(lot)] = previous.lot_confidence[_lot_name(lot)]
+            lot_lab[lot] = previous.lot_lab[lot]  # type: ignore[index]
     timing["total"] = sum(timing.values())
 
     position = {
@@ -290,20 +316,40 @@ def read_board(
         },
     }
     occluded_names = tuple(_lot_name(lot) for lot in occlusion.lots)
-    lot_conf = {_lot_name(lot): round(calibrated(r.confidence), 4) for lot, r in sorted(lots.items())}
     for name in occluded_names:
         lot_conf[name] = 0.0
     return Reading(
         position_dict=position,
         lot_confidence=lot_conf,
-        tile_confidence={key: round(float(tiles[key].confidence), 4) for key in TILE_KEYS},
+        tile_confidence=tile_conf,
         pose=pose,
         occluded=occlusion.occluded,
         occluded_lots=occluded_names,
         timing_ms=timing,
         lots=lots,
         tiles=tiles,
+        lot_lab=lot_lab,
     )
+
+
+SAME_POSE_PX = 1.0  # corners further apart than this: the lots are sampled elsewhere, compare nothing
+
+
+def _unchanged_since(previous: Reading | None, pose: BoardPose, seen: np.ndarray) -> np.ndarray | None:
+    """Lots that may keep ``previous``'s answer (bool per lot), or None when ``previous`` cannot be used.
+
+    A lot keeps its answer only when its look has not changed and nothing
+    covered it in the previous reading (an occluded lot's answer is not one).
+    """
+    if previous is None or previous.lot_lab is None or previous.lot_lab.shape != seen.shape or not previous.lots:
+        return None
+    shift = np.abs(np.array(previous.pose.ordered()) - np.array(pose.ordered())).max()
+    if shift > SAME_POSE_PX:
+        return None
+    kept = ~lots_stage.changed_lots(seen, previous.lot_lab)
+    for name in previous.occluded_lots:
+        kept[_lot_id(name)] = False
+    return kept
 
 
 def empty_board_reference(
@@ -313,12 +359,14 @@ def empty_board_reference(
     intrinsics: CameraIntrinsics | None = None,
     white_balance: tuple[float, float, float] | None = None,
     tiles: dict[str, dict[str, str]] | None = None,
-    lot_px: int = 8,
+    lot_px: int = LOT_PX,
 ) -> EmptyBoardReference:
     """What the empty array looks like, for later frames' difference test.
 
     Taken at setup (``boardcam calibrate board``) from a frame with no pieces:
-    per-lot Lab at ``lot_px`` per lot, plus the tile layout (read here unless
+    per-lot Lab at ``lot_px`` per lot (full reading resolution by default: a
+    coarser reference blurs the printed icons, whose edges then look like
+    pieces), plus the tile layout (read here unless
     given: with no pieces the icon is simply the odd lot of each tile).
     """
     h, w = image_bgr.shape[:2]
