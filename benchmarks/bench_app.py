@@ -10,11 +10,14 @@ time from the last frame with motion to the verdict.
 ``bench_app(games=3, fps=30) -> dict`` with median_ms, p95_ms, cpu_s_per_min,
 moves_total, moves_right, false_warnings, missed_illegal (``boardcam bench
 app --json``).  ``reader="truth"`` replaces the vision by the scenes' ground
-truth, which measures the loop alone.
+truth, which measures the loop alone; ``reader="noisy"`` is that truth with
+realistic confident misreads injected (see :func:`noisy_reader`), which
+measures how well the referee recovers from them.
 """
 
 from __future__ import annotations
 
+import copy
 import random
 import statistics
 import tempfile
@@ -64,8 +67,70 @@ def _truth_reader(current: dict[str, Any]) -> Any:
     return read
 
 
+GLITCH_RATE = 0.03  # share of readings on which a lighting glitch starts
+GLITCH_READINGS = (1, 3)  # a glitch lasts this many readings, then the lot reads right again
+GLITCH_ON_NEWEST = 0.5  # share of glitches on the piece just put down (askew, hand's shadow)
+COLORS = ("red", "blue", "green", "black")
+
+
+def noisy_reader(current: dict[str, Any], seed: int, *, rate: float = GLITCH_RATE,
+                 readings: tuple[int, int] = GLITCH_READINGS,
+                 on_newest: float = GLITCH_ON_NEWEST) -> Any:
+    """The ground truth with the vision's worst kind of error: a confident misread.
+
+    On about ``rate`` of the readings a glitch starts on one built lot — the
+    piece just put down with chance ``on_newest`` (it is the one most often
+    askew or in the hand's shadow), else any: its colour or its kind is read
+    wrong with high confidence, for a few readings in a row, then the lot
+    reads right again.  Every lot gets a plausible confidence above the
+    referee's ``min_confidence``, so the referee cannot tell the glitch by
+    its score.  Seeded, so a run is repeatable.
+    """
+    rng = random.Random(seed * 7919 + 1)
+    glitch: dict[str, Any] = {"lot": None, "left": 0, "swap": None}
+    history: dict[str, Any] = {"last": {}, "newest": []}
+
+    def read(image: Any) -> Observation:
+        truth = current["truth"]
+        if truth.get("occluded"):
+            return Observation(Position.from_json(truth["position"]), {}, occluded=True)
+        doc = copy.deepcopy(truth["position"])
+        structures = doc["structures"]
+        if set(structures) != set(history["last"]):
+            history["newest"] = sorted(set(structures) - set(history["last"]))
+            history["last"] = dict(structures)
+        if glitch["left"] <= 0 and structures and rng.random() < rate:
+            newest = history["newest"]
+            lot = rng.choice(newest if newest and rng.random() < on_newest else sorted(structures))
+            glitch.update(lot=lot, left=rng.randint(*readings), swap=_swapped(structures[lot], rng))
+        confidence = {lot: round(rng.uniform(0.8, 1.0), 3) for lot in structures}
+        if glitch["left"] > 0:
+            glitch["left"] -= 1
+            lot = glitch["lot"]
+            if lot in structures:
+                structures[lot] = dict(glitch["swap"])
+                confidence[lot] = round(rng.uniform(0.85, 1.0), 3)
+        return Observation(Position.from_json(doc), confidence)
+
+    return read
+
+
+def _swapped(structure: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """The same piece read as another colour, or as the other kind (a capped tower read as
+    a dome loses its cap: domes are never capped)."""
+    if rng.random() < 0.5:
+        colors = [c for c in COLORS if c != structure["color"]
+                  and not (structure["kind"] == "tower" and c == "black")]  # no black towers exist
+        return {**structure, "color": rng.choice(colors)}
+    if structure["kind"] == "tower":
+        return {"kind": "dome", "color": structure["color"]}
+    if structure["color"] == "black":
+        return {"kind": "tower", "color": rng.choice(("red", "blue", "green"))}
+    return {"kind": "tower", "color": structure["color"]}
+
+
 def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
-             size: tuple[int, int] = (820, 616)) -> dict[str, Any]:
+             size: tuple[int, int] = (820, 616), glitch_rate: float = GLITCH_RATE) -> dict[str, Any]:
     game, positions, illegal = game_with_a_mistake(seed)
     pictures = 2 * len(positions)
     film = GeneratedGame(tuple(positions), seed=seed, size=size, hold_frames=fps // 2,
@@ -75,7 +140,12 @@ def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
     current: dict[str, Any] = {}
     source = ReplaySource(generated_game_images(film), name=f"bench:{seed}", fps=fps,
                           on_item=lambda index, scene: current.__setitem__("truth", scene.truth))
-    read = _truth_reader(current) if reader == "truth" else vision_reader(None)
+    if reader == "truth":
+        read = _truth_reader(current)
+    elif reader == "noisy":
+        read = noisy_reader(current, seed, rate=glitch_rate)
+    else:
+        read = vision_reader(None)
     with tempfile.TemporaryDirectory() as logs:
         loop = create_loop(Config(), source=source, reader=read, lights=NoLights(),
                            display=NullDisplay(), log_dir=Path(logs))
@@ -88,6 +158,7 @@ def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
     warned_boards = [r["position"] for o in warned for r in o.records
                      if r.get("type") == "verdict" and not r.get("legal")]
     illegal_keys = [_key(p) for p in illegal]
+    corrections = [r for e in stats.events for r in e.outputs.records if r.get("type") == "correction"]
     return {
         "latencies_ms": [e.latency_ms for e in stats.events if e.latency_ms is not None],
         "busy_s": stats.busy_s,
@@ -96,6 +167,7 @@ def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
         "moves_right": right,
         "false_warnings": sum(1 for b in warned_boards if _key(b) not in illegal_keys),
         "missed_illegal": sum(1 for k in illegal_keys if k not in [_key(b) for b in warned_boards]),
+        "corrections": len(corrections),
         "score_right": loop.referee.game is not None
         and loop.referee.game.score().to_json() == game.score().to_json(),
     }
@@ -106,11 +178,18 @@ def _key(position: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
 
 
 def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: int = 100,
-              reader: str = "vision", size: tuple[int, int] = (820, 616)) -> dict[str, Any]:
-    """Figures over ``games`` generated games (``count`` is the CLI's name for the same)."""
+              reader: str = "vision", size: tuple[int, int] = (820, 616),
+              glitch_rate: float = GLITCH_RATE) -> dict[str, Any]:
+    """Figures over ``games`` generated games (``count`` is the CLI's name for the same).
+
+    ``reader``: "vision" (the real one), "truth" (the scenes' ground truth) or
+    "noisy" (the truth with confident misreads on ``glitch_rate`` of the readings)."""
     if count is not None:
         games = count
-    results = [run_game(seed + g, fps=fps, reader=reader, size=size) for g in range(games)]
+    if reader not in ("vision", "truth", "noisy"):
+        raise ValueError(f"reader: expected vision, truth or noisy, got {reader!r}")
+    results = [run_game(seed + g, fps=fps, reader=reader, size=size, glitch_rate=glitch_rate)
+               for g in range(games)]
     latencies = sorted(x for r in results for x in r["latencies_ms"])
     p95 = latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))] if latencies else None
     play_s = sum(r["play_s"] for r in results)
@@ -118,6 +197,7 @@ def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: 
         "games": games,
         "fps": fps,
         "reader": reader,
+        **({"glitch_rate": glitch_rate} if reader == "noisy" else {}),
         "frame_size": list(size),
         "median_ms": round(statistics.median(latencies), 1) if latencies else None,
         "p95_ms": round(p95, 1) if p95 is not None else None,
@@ -126,6 +206,7 @@ def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: 
         "moves_right": sum(r["moves_right"] for r in results),
         "false_warnings": sum(r["false_warnings"] for r in results),
         "missed_illegal": sum(r["missed_illegal"] for r in results),
+        "corrections": sum(r["corrections"] for r in results),
         "scores_right": sum(1 for r in results if r["score_right"]),
     }
 

@@ -23,3 +23,38 @@ def test_a_perfect_reader_gives_a_perfect_score():
     assert figures["median_ms"] >= 5 * 1000 / 30 - 1e-6
     assert set(figures) >= {"median_ms", "p95_ms", "cpu_s_per_min", "moves_total", "moves_right",
                             "false_warnings", "missed_illegal"}
+
+
+def test_the_noisy_reader_misreads_one_piece_confidently_for_a_few_readings():
+    from bench_app import noisy_reader
+
+    game, positions, _ = game_with_a_mistake(100)
+    truth = positions[12]
+    current = {"truth": {"position": truth}}
+
+    def readings(seed):
+        read = noisy_reader(current, seed, rate=0.2)
+        return [read(None) for _ in range(300)]
+
+    runs, run, last = [], 0, None
+    for observation in readings(5):
+        doc = observation.position.to_json()["structures"]
+        wrong = [lot for lot in truth["structures"] if doc[lot] != truth["structures"][lot]]
+        assert set(doc) == set(truth["structures"]) and len(wrong) <= 1
+        for lot in wrong:
+            old, new = truth["structures"][lot], doc[lot]
+            if old["kind"] == new["kind"]:
+                assert old["color"] != new["color"]
+            else:  # the other kind, same colour (a black dome has no black tower to be taken for)
+                assert new["color"] == old["color"] or old["color"] == "black"
+                assert "cap" not in new
+        assert min(observation.lot_confidence.values()) >= 0.8  # never an unsure reading
+        glitch = (wrong[0], str(doc[wrong[0]])) if wrong else None
+        if run and glitch != last:
+            runs.append(run)
+            run = 0
+        run += glitch is not None
+        last = glitch
+    assert len(runs) >= 10 and set(runs) == {1, 2, 3}  # a few readings, then right again
+    again = [o.position for o in readings(5)]
+    assert again == [o.position for o in readings(5)]  # seeded: a run is repeatable

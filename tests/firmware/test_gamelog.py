@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from boardcam.engine.aliencity import GameRecord, Position
+from boardcam.engine.aliencity import GameRecord, Move, Piece, Position, move_to_json
 from boardcam.engine.errors import InputError
 from boardcam.firmware.gamelog import (
     GameLog,
@@ -142,3 +142,24 @@ def test_games_go_to_the_state_directory(monkeypatch, tmp_path):
     monkeypatch.setenv("BOARDCAM_STATE_DIR", str(tmp_path))
     assert games_dir() == tmp_path / "games"
     assert games_dir(str(tmp_path / "elsewhere")) == tmp_path / "elsewhere"
+
+
+def test_a_correction_record_replaces_the_moves_it_undoes(tmp_path, game):
+    boards = positions_of(game)
+    log = GameLog(tmp_path)
+    play_into_log(log, boards, 4)
+    wrong = Move(game.moves[3].player, game.moves[3].lot, Piece("dome", "black"))
+    log.append([{"type": "correction", "ply": 4, "undo": 1, "old": [move_to_json(wrong)],
+                 "moves": [move_to_json(m) for m in game.moves[3:5]], "corrected": [4]}])
+    assert game_from_records(read_records(log.path)).moves == game.moves[:5]
+    result = replay_log(log.path)
+    assert result["corrections"] == 1 and [m["ply"] for m in result["moves"]] == [1, 2, 3, 4, 5]
+    assert [m.get("corrected", False) for m in result["moves"]] == [False] * 3 + [True] * 2
+
+
+def test_a_damaged_correction_record_is_named(tmp_path, game):
+    log = GameLog(tmp_path)
+    play_into_log(log, positions_of(game), 2)
+    log.append([{"type": "correction", "ply": 1, "undo": 5, "moves": []}])
+    with pytest.raises(InputError, match=r"record 4\.undo"):
+        export_record(log.path)

@@ -3,7 +3,8 @@
 One file per game in ``<state dir>/games/``; each line one record: ``start``
 (tiles, rules), ``move`` (an accepted move and the position after it),
 ``verdict`` (an illegal board, or its clearing), ``override`` (a move the
-players accepted as a house ruling), ``end`` (reason and score).  Every
+players accepted as a house ruling), ``correction`` (the last ``undo`` moves
+were misread: they are replaced by ``moves``), ``end`` (reason and score).  Every
 record is written with a single ``os.write`` on an ``O_APPEND`` descriptor
 and fsynced before the referee goes on, so a power cut loses at most the
 record being written — and the reader skips a torn last line.
@@ -37,7 +38,7 @@ from boardcam.engine.errors import FormatError, InputError
 log = logging.getLogger(__name__)
 
 LOG_SUFFIX = ".jsonl"
-RECORD_TYPES = ("start", "move", "verdict", "override", "end")
+RECORD_TYPES = ("start", "move", "verdict", "override", "correction", "end")
 
 
 def games_dir(configured: str = "") -> Path:
@@ -208,6 +209,13 @@ def game_from_records(records: list[dict[str, Any]], origin: str = "log") -> Gam
     except KeyError:
         raise FormatError(f"{origin}: start record has no tiles") from None
     for index, record in enumerate(records[1:], 2):
+        if record["type"] == "correction":
+            undo, moves = _correction(record, game.ply, f"{origin}: record {index}")
+            for _ in range(undo):
+                game.pop()
+            for move in moves:
+                game.push(move)
+            continue
         if record["type"] not in ("move", "override"):
             continue
         move = move_from_json(record.get("move"), f"{origin}: record {index}.move")
@@ -215,6 +223,17 @@ def game_from_records(records: list[dict[str, Any]], origin: str = "log") -> Gam
             game.pop()  # a late cap replaces the move it belongs to
         game.push(move)
     return game
+
+
+def _correction(record: dict[str, Any], ply: int, where: str) -> tuple[int, list[Any]]:
+    """A correction record's ``undo`` (how many accepted moves were misread) and new ``moves``."""
+    undo = record.get("undo")
+    if not isinstance(undo, int) or isinstance(undo, bool) or not 0 <= undo <= ply:
+        raise FormatError(f"{where}.undo: expected a count of moves up to {ply}, got {undo!r}")
+    moves = record.get("moves")
+    if not isinstance(moves, list):
+        raise FormatError(f"{where}.moves: expected a list of moves")
+    return undo, [move_from_json(m, f"{where}.moves[{i}]") for i, m in enumerate(moves)]
 
 
 def export_record(path: Path) -> dict[str, Any]:
@@ -236,7 +255,7 @@ def replay_log(path: str | Path) -> dict[str, Any]:
     records = read_records(path)
     game = game_from_records(records[:1], str(path))
     moves: list[dict[str, Any]] = []
-    verdicts = overrides = 0
+    verdicts = overrides = corrections = 0
     end: dict[str, Any] | None = None
     for index, record in enumerate(records[1:], 2):
         kind = record["type"]
@@ -244,6 +263,16 @@ def replay_log(path: str | Path) -> dict[str, Any]:
             verdicts += 1
         elif kind == "end":
             end = record
+        elif kind == "correction":
+            undo, replacements = _correction(record, game.ply, f"{path}: record {index}")
+            for _ in range(undo):
+                game.pop()
+                moves.pop()
+            for move in replacements:
+                violations = game.play(move)
+                moves.append(_replayed(len(moves) + 1, move, violations, house_ruling=False,
+                                       corrected=True))
+            corrections += 1
         elif kind in ("move", "override"):
             move = move_from_json(record.get("move"), f"{path}: record {index}.move")
             if record.get("amends"):
@@ -251,28 +280,37 @@ def replay_log(path: str | Path) -> dict[str, Any]:
                 moves.pop()
             violations = game.play(move)
             overrides += kind == "override"
-            moves.append({
-                "ply": len(moves) + 1,
-                "player": move.player,
-                "move": move_to_json(move),
-                "legal": not violations,
-                "house_ruling": kind == "override",
-                "violations": [v.to_json() for v in violations],
-            })
+            moves.append(_replayed(len(moves) + 1, move, violations, house_ruling=kind == "override"))
     return {
         "log": str(path),
         "rules": game.rules.name,
         "moves": moves,
         "illegal_verdicts": verdicts,
         "house_rulings": overrides,
+        "corrections": corrections,
         "ended": None if end is None else end.get("reason"),
         "over": game.is_over(),
         "score": game.score().to_json(),
     }
 
 
+def _replayed(ply: int, move: Any, violations: list[Any], *, house_ruling: bool,
+              corrected: bool = False) -> dict[str, Any]:
+    entry = {
+        "ply": ply,
+        "player": move.player,
+        "move": move_to_json(move),
+        "legal": not violations,
+        "house_ruling": house_ruling,
+        "violations": [v.to_json() for v in violations],
+    }
+    if corrected:
+        entry["corrected"] = True  # read again from a later board (a misread at the time)
+    return entry
+
+
 def iter_positions(path: Path) -> Iterator[dict[str, Any]]:
     """The accepted positions in a log, in order (for tools and tests)."""
     for record in read_records(path):
-        if record["type"] in ("move", "override") and "position" in record:
+        if record["type"] in ("move", "override", "correction") and "position" in record:
             yield record["position"]

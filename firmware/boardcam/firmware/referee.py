@@ -16,12 +16,19 @@ Two promises shape the code: *never warn on an unsure reading* (a changed
 lot read below ``min_confidence`` means amber and another look, and after
 ``max_looks`` a polite request, never red), and *never lose a move* (every
 accepted position, verdict and override becomes a log record).
+
+A third follows from the vision being fallible even when it is sure: *one
+confident misread must not poison the rest of the game*.  When a structure
+that was accepted earlier now reads differently, and the reading holds for
+more looks than the old one ever had, the last few plies are read again
+from the board (:func:`reread_history`); a legal re-reading rewrites them
+(a ``correction`` record), an illegal one is a warning like any other.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,6 +124,20 @@ class Referee:
         self._looks = 0
         self._best: dict[str, tuple[float, Any]] = {}  # lot -> (confidence, structure JSON or None)
         self._new_pending = False
+        # Corrections.  How many confident readings agreed with each accepted
+        # structure: a structure seen right many times needs as many looks the
+        # other way before its history is re-read (a passing glitch never does).
+        self._support: dict[int, int] = {}
+        self._vouched: Position | None = None  # a disputed board that held for enough looks
+        self._vouched_reads = 0  # ...for this many readings in a row
+        self._last_dispute: Position | None = None
+        self._dispute_reads = 0  # looks at a disputed board since the board last moved
+        self._flips = 0  # ...of which showed a different board than the look before
+        # When each structure not yet accepted was first read: moves the camera
+        # saw one after the other are caught up (or re-read) in that order.
+        self._first_seen: dict[int, int] = {}
+        self._cap_seen: dict[int, int] = {}  # the same for new caps, by the capped lot
+        self._readings = 0
         self._outputs = Outputs(Light.AMBER, _setup_screen())
 
     # ------------------------------------------------------------ entry points
@@ -130,6 +151,8 @@ class Referee:
         """Something moved over the board: earlier looks no longer describe it."""
         self._looks = 0
         self._best.clear()
+        self._dispute_reads = 0
+        self._flips = 0
 
     def resume(self, game: Game) -> Outputs:
         """Continue a game rebuilt from the log after a restart."""
@@ -137,6 +160,8 @@ class Referee:
         self.accepted = game.position.copy()
         self.verdict = None
         self.note = "game resumed"
+        self._support.clear()  # unknown: treated as well seen (see _needed_reads)
+        self._vouched = None
         if game.is_over():
             return self._finish("no-moves", record=False)
         self.phase = Phase.PLAYING
@@ -221,6 +246,8 @@ class Referee:
         self.phase = Phase.PLAYING
         self.verdict = None
         self.note = ""
+        self._support.clear()
+        self._vouched = None
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
         return self._emit(Light.GREEN, self._turn_screen(), Beep.ATTENTION, (record,))
@@ -244,15 +271,30 @@ class Referee:
         changed = _changed_lots(self.accepted, after)
         if not changed:
             self._suspect = None
+            self._count_support(after)
             if self.phase is Phase.ILLEGAL:
                 return self._clear("the board is back to the last legal position")
+            if self._outputs.light is Light.AMBER:  # a doubt about an old lot passed
+                return self._emit(Light.GREEN, self._turn_screen())
             return self._emit(self._outputs.light, self._outputs.screen)
         after, unsure = self._merge_looks(after, changed, observation.lot_confidence)
+        self._note_arrivals(after)  # an unsure look still shows that something is there
         if unsure:
             return self._looking(unsure)
         if not after.structures and len(self.accepted.structures) >= 2:
             return self._cleared_mid_game(observation, after)
         self._looks = 0
+        self._count_support(after)
+        disputed = _disputed_lots(self.accepted, after)
+        if not disputed:
+            self._last_dispute = None
+        elif self.verdict is None or self.verdict.observed != after:  # (else: judged already)
+            waiting = self._weigh_dispute(after, disputed)
+            if waiting is not None:
+                return waiting
+            corrected = self._correct_history(after)
+            if corrected is not None:
+                return corrected
         inference = infer_move(self.accepted, after, self.game)
         if inference.kind == "unchanged":
             return self._emit(self._outputs.light, self._outputs.screen)
@@ -273,13 +315,15 @@ class Referee:
     def _merge_looks(
         self, after: Position, changed: list[str], confidence: Mapping[str, float]
     ) -> tuple[Position, list[str]]:
-        """Keep, per changed lot, the most confident reading since the board last moved."""
+        """Per changed lot, an unsure reading gives way to the most confident one since the
+        board last moved.  A confident reading always stands: a glitch read with high
+        confidence must not outlive the frames that showed it."""
         doc = after.to_json()
         structures = doc["structures"]
         for lot in changed:
             score = float(confidence.get(lot, 1.0))
             best = self._best.get(lot)
-            if best is None or score >= best[0]:
+            if best is None or score >= best[0] or score >= self.min_confidence:
                 self._best[lot] = (score, structures.get(lot))
             else:
                 if best[1] is None:
@@ -309,6 +353,9 @@ class Referee:
         self.accepted = self.game.position.copy()
         self.verdict = None
         self._suspect = None
+        self._vouched = None
+        if move.lot is not None:
+            self._support[move.lot] = 1  # the reading that accepted it
         self.phase = Phase.PLAYING
         self.board_moved()
         self.note = _move_words(move) + (" (house ruling)" if override else "")
@@ -364,14 +411,14 @@ class Referee:
         legal, those moves are what happened; otherwise it stays a plain problem."""
         assert self.game is not None and self.accepted is not None
         old, new = self.accepted.structures, after.structures
-        added = sorted(set(new) - set(old))
+        added = self._arrival_order(sorted(set(new) - set(old)))
         if not 2 <= len(added) <= MAX_CATCH_UP or not set(old) <= set(new):
             return None
         if any(old[lot].with_cap(None) != new[lot].with_cap(None) for lot in old):
             return None
         capped = [lot for lot in new if new[lot].cap is not None
                   and (lot not in old or old[lot].cap is None)]
-        moves = _legal_sequence(self.game.copy(), added, capped, new)
+        moves = _legal_sequence(self.game.copy(), added, capped, new, self._caps_seen_with())
         if moves is None:
             return None
         if not self._confirmed(after):
@@ -379,6 +426,8 @@ class Referee:
         records: list[dict[str, Any]] = []
         for move in moves:
             self.game.push(move)
+            if move.lot is not None:
+                self._support[move.lot] = 1
             records.append({"type": "move", "ply": self.game.ply, "move": move_to_json(move),
                             "position": self.game.position.to_json(), "caught_up": True})
         self.accepted = self.game.position.copy()
@@ -391,6 +440,121 @@ class Referee:
             return Outputs(finished.light, finished.screen, finished.beep,
                            tuple(records) + finished.records)
         return self._emit(Light.GREEN, self._turn_screen(), records=tuple(records))
+
+    # ------------------------------------------------------------ corrections
+
+    def _count_support(self, after: Position) -> None:
+        """One more confident reading that agrees with these accepted structures."""
+        assert self.accepted is not None
+        for lot, structure in self.accepted.structures.items():
+            if after.structures.get(lot) == structure:
+                self._support[lot] = self._support.get(lot, self.max_looks) + 1
+
+    def _note_arrivals(self, after: Position) -> None:
+        assert self.accepted is not None
+        self._readings += 1
+        old = self.accepted.structures
+        new = [lot for lot in after.structures if lot not in old]
+        self._first_seen = {lot: self._first_seen.get(lot, self._readings) for lot in new}
+        caps = [lot for lot, s in after.structures.items()
+                if s.cap is not None and (lot not in old or old[lot].cap is None)]
+        self._cap_seen = {lot: self._cap_seen.get(lot, self._readings) for lot in caps}
+
+    def _arrival_order(self, lots: list[int]) -> list[int]:
+        """``lots`` in the order the camera first saw them (unseen ones last, by lot)."""
+        return sorted(lots, key=lambda lot: (self._first_seen.get(lot, self._readings + 1), lot))
+
+    def _caps_seen_with(self) -> dict[int, int | None]:
+        """New build lot -> the new cap first seen in the same reading (the cap of that move)."""
+        return {lot: cap for cap, seen in self._cap_seen.items()
+                for lot, built in self._first_seen.items() if built == seen}
+
+    def _needed_reads(self, disputed: list[int]) -> int:
+        """Readings in a row a disputed board needs before it counts.
+
+        ``confirm_reads`` more than the old reading of the best-seen disputed
+        lot ever had, at most ``max_looks`` more: a move misread once is put
+        right after three looks, while a glitch on a structure read right for
+        a few moves fades long before it could win.  (The two are the same
+        evidence seen in opposite order, so the longer run wins.)"""
+        support = max(self._support.get(lot, self.max_looks) for lot in disputed)
+        return max(self.confirm_reads, min(support, self.max_looks) + self.confirm_reads)
+
+    def _weigh_dispute(self, after: Position, disputed: list[int]) -> Outputs | None:
+        """None once the disputed board held for enough readings; else what to show meanwhile."""
+        if self._vouched == after:
+            return None
+        needed = self._needed_reads(disputed)
+        if self._confirmed(after, needed):
+            self._vouched = after
+            self._vouched_reads = needed
+            self._last_dispute = None
+            return None
+        if self._last_dispute is not None and self._last_dispute != after:
+            self._flips += 1  # the lot reads one way, then another: not a board to act on
+        self._last_dispute = after
+        self._dispute_reads += 1
+        names = [LOT_NAMES[lot] for lot in disputed]
+        if self._dispute_reads > needed + self.max_looks:
+            base = self._turn_screen()
+            return self._emit(Light.AMBER, Screen(
+                ScreenKind.LOOKING, "Cannot read " + names[0],
+                (f"Set the piece on {', '.join(names)} straight in its lot.",),
+                players=base.players, turn=base.turn, lot=names[0], board=base.board))
+        if self._flips:
+            base = self._turn_screen()
+            return self._emit(Light.AMBER, Screen(
+                ScreenKind.LOOKING, "Looking again", (f"Not sure about {', '.join(names)}",),
+                players=base.players, turn=base.turn, lot=names[0], board=base.board),
+                look_again=True)
+        return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+
+    def _correct_history(self, after: Position) -> Outputs | None:
+        """Re-read the last plies from a board that contradicts them (see :func:`reread_history`)."""
+        assert self.game is not None
+        found = reread_history(self.game, after, arrival=self._arrival_order,
+                               caps_seen=self._caps_seen_with())
+        if found is None:
+            return None
+        if found.violations:
+            # The board's only reading has an illegal move in the past: the
+            # players put it right on the table, as for any illegal move.
+            return self._illegal(Verdict(after, None, found.violations))
+        for _ in found.popped:
+            self.game.pop()
+        for move in found.moves:
+            self.game.push(move)
+        self.accepted = self.game.position.copy()
+        for move in found.moves:
+            if move.lot is not None:  # seen this way in every reading that vouched for it
+                self._support[move.lot] = max(self._support.get(move.lot, 0), self._vouched_reads)
+        first = self.game.ply - len(found.moves) + 1
+        record: dict[str, Any] = {
+            "type": "correction",
+            "ply": first,
+            "undo": len(found.popped),
+            "old": [move_to_json(m) for m in found.popped],
+            "moves": [move_to_json(m) for m in found.moves],
+            "corrected": [first + i for i, (old, new) in enumerate(zip(found.popped, found.moves))
+                          if old != new],
+            "position": self.accepted.to_json(),
+        }
+        self.verdict = None
+        self._suspect = None
+        self.phase = Phase.PLAYING
+        self.board_moved()
+        self.note = found.words()
+        if self.game.is_over():
+            finished = self._finish("no-moves")
+            return Outputs(finished.light, finished.screen, finished.beep, (record,) + finished.records)
+        settled = self._emit(Light.GREEN, self._turn_screen(), records=(record,))
+        if after != self.accepted:
+            # The plies re-read in place; what remains is the move being made now
+            # (an illegal one, or a late cap): judged as usual, the board still vouched for.
+            rest = self._observe_game(Observation(after))
+            return Outputs(rest.light, rest.screen, rest.beep, settled.records + rest.records,
+                           rest.look_again)
+        return settled
 
     def _illegal(self, verdict: Verdict) -> Outputs:
         same = self.verdict is not None and self.verdict.observed == verdict.observed
@@ -411,13 +575,16 @@ class Referee:
         }
         return self._emit(Light.RED, self._verdict_screen(verdict), Beep.WARNING, (record,))
 
-    def _confirmed(self, observed: Position) -> bool:
-        """Whether ``confirm_reads`` readings in a row have shown this same board."""
-        if self.confirm_reads <= 1:
+    def _confirmed(self, observed: Position, needed: int | None = None) -> bool:
+        """Whether ``needed`` (default ``confirm_reads``) readings in a row have shown this board."""
+        if self._vouched is not None and self._vouched == observed:
+            return True
+        needed = self.confirm_reads if needed is None else needed
+        if needed <= 1:
             return True
         seen = self._suspect[1] + 1 if self._suspect and self._suspect[0] == observed else 1
         self._suspect = (observed, seen)
-        if seen < self.confirm_reads:
+        if seen < needed:
             return False
         self._suspect = None
         return True
@@ -558,12 +725,102 @@ class Referee:
 
 
 MAX_CATCH_UP = 3  # more missed moves than this is no longer a guess worth making
+MAX_CORRECTION = 3  # plies that may be read again; older ones have been seen right too often
+MAX_NEW_IN_CORRECTION = 2  # moves made since, re-read with them (the search grows factorially)
+
+
+@dataclass(frozen=True)
+class Rereading:
+    """The last plies read again from the board: ``popped`` (as accepted) become ``moves``.
+
+    ``moves`` re-reads the popped plies and may go on with the moves made
+    since (then it ends exactly at the board; else what is left is judged
+    as usual).  ``violations`` is set instead of ``moves`` when the only
+    reading of the board has an illegal move in the past.
+    """
+
+    popped: tuple[Move, ...]
+    moves: tuple[Move, ...] = ()
+    violations: tuple[Violation, ...] = ()
+
+    def words(self) -> str:
+        """What changed, for the display: "corrected: E6 was a blue dome"."""
+        fixes = [_correction_words(old, new) for old, new in zip(self.popped, self.moves) if old != new]
+        words = "corrected: " + "; ".join(fixes)
+        if len(self.moves) > len(self.popped):
+            words += "; " + _move_words(self.moves[-1])
+        return words
+
+
+def reread_history(game: Game, after: Position, max_plies: int = MAX_CORRECTION,
+                   arrival: Callable[[list[int]], list[int]] = sorted,
+                   caps_seen: Mapping[int, int | None] | None = None) -> Rereading | None:
+    """Explain a board that disagrees with accepted structures by a corrected history.
+
+    Pop the last k plies (k = 1.. ``max_plies``, the fewest that works) and
+    look for a legal sequence of builds, turn by turn from there, that ends
+    exactly at ``after``: the popped plies read again, plus the moves made
+    since (at most ``MAX_NEW_IN_CORRECTION``: play goes on while the referee
+    looks).  Nothing is ever erased: a structure gone without a replacement is
+    a take-back for the players to explain, not a misread.  The search
+    prefers the accepted order and caps, so a correction changes as little
+    as it can (``arrival`` orders the other new lots, ``caps_seen`` pairs
+    them with the caps first seen with them).  When no order is legal, the plies are read again in place
+    (same lots, same players): if that is legal the move made since is what
+    breaks a rule, and it is left to be judged; else that reading's first
+    broken rule is returned.
+    """
+    first_consistent: tuple[Game, list[Move]] | None = None
+    target = after.structures
+    for k in range(1, min(max_plies, game.ply) + 1):
+        trial = game.copy()
+        popped = [trial.pop() for _ in range(k)][::-1]
+        if any(m.is_pass or m.lot is None for m in popped):
+            return None  # a pass in between: the turn order itself is in doubt
+        base = trial.position.structures
+        if not all(lot in target and target[lot].with_cap(None) == s.with_cap(None)
+                   and (s.cap is None or target[lot].cap == s.cap) for lot, s in base.items()):
+            continue
+        added = [m.lot for m in popped if m.lot in target and m.lot not in base]
+        added += arrival([lot for lot in target if lot not in base and lot not in added])
+        if not k <= len(added) <= k + MAX_NEW_IN_CORRECTION:
+            continue
+        caps = [lot for lot, s in target.items()
+                if s.cap is not None and (lot not in base or base[lot].cap is None)]
+        prefer = {**(caps_seen or {}), **{m.lot: m.cap for m in popped if m.lot is not None}}
+        moves = _legal_sequence(trial.copy(), added, caps, target, prefer)
+        if moves is not None:
+            return Rereading(tuple(popped), tuple(moves))
+        if first_consistent is None:
+            first_consistent = (trial, popped)
+    if first_consistent is None:
+        return None
+    trial, popped = first_consistent
+    in_place: list[Move] = []
+    for move in popped:
+        assert move.lot is not None
+        structure = target.get(move.lot)
+        if structure is None:
+            return None
+        cap = move.cap if move.cap is not None and target.get(move.cap) is not None \
+            and target[move.cap].cap == move.player else None
+        reread = Move(move.player, move.lot, structure.with_cap(None).piece, cap)
+        violations = trial.violations(reread)
+        if violations:
+            return Rereading(tuple(popped), violations=tuple(violations))
+        trial.push(reread)
+        in_place.append(reread)
+    if in_place == popped:
+        return None
+    return Rereading(tuple(popped), tuple(in_place))
 
 
 def _legal_sequence(game: Game, lots: list[int], caps: list[int],
-                    target: Mapping[int, Any]) -> list[Move] | None:
+                    target: Mapping[int, Any], prefer: Mapping[int, int | None] | None = None,
+                    ) -> list[Move] | None:
     """Some order of builds on ``lots`` (turn by turn, with the new caps placed by
-    their owners) that is legal from ``game`` and ends exactly at ``target``."""
+    their owners) that is legal from ``game`` and ends exactly at ``target``.
+    ``lots`` are tried in the order given, and a lot's cap in ``prefer`` first."""
     if not lots:
         return [] if not caps and dict(game.position.structures) == dict(target) else None
     mover = game.turn
@@ -571,7 +828,11 @@ def _legal_sequence(game: Game, lots: list[int], caps: list[int],
         structure = target[lot]
         piece = structure.piece
         own_caps = [c for c in caps if target[c].cap == mover]
-        for cap in [None, *own_caps]:
+        options: list[int | None] = [None, *own_caps]
+        wanted = (prefer or {}).get(lot)
+        if wanted in own_caps:
+            options = [wanted, *[o for o in options if o != wanted]]
+        for cap in options:
             if cap is not None and cap != lot and cap not in game.position.structures:
                 continue
             move = Move(mover, lot, piece, cap)
@@ -579,7 +840,7 @@ def _legal_sequence(game: Game, lots: list[int], caps: list[int],
                 continue
             game.push(move)
             rest = _legal_sequence(game, [x for x in lots if x != lot],
-                                   [c for c in caps if c != cap], target)
+                                   [c for c in caps if c != cap], target, prefer)
             game.pop()
             if rest is not None:
                 return [move, *rest]
@@ -595,6 +856,33 @@ def _changed_lots(before: Position, after: Position) -> list[str]:
     return sorted((LOT_NAMES[lot] for lot in lots
                    if before.structures.get(lot) != after.structures.get(lot)),
                   key=parse_lot)
+
+
+def _disputed_lots(accepted: Position, after: Position) -> list[int]:
+    """Accepted structures the board now shows otherwise: gone, another piece, another cap.
+    (A cap added to an uncapped tower is no dispute: that is a late cap or a new claim.)"""
+    disputed = []
+    for lot, old in accepted.structures.items():
+        new = after.structures.get(lot)
+        if new is None or new.with_cap(None) != old.with_cap(None) or (
+                old.cap is not None and new.cap != old.cap):
+            disputed.append(lot)
+    return sorted(disputed)
+
+
+def _correction_words(old: Move, new: Move) -> str:
+    if new.lot is None or new.piece is None:
+        return _move_words(new)
+    lot = LOT_NAMES[new.lot]
+    if old.lot != new.lot:
+        words = f"the {new.piece.words} is on {lot}"
+    elif old.piece != new.piece:
+        words = f"{lot} was a {new.piece.words}"
+    else:
+        words = f"{lot} as read"
+    if old.cap != new.cap:
+        words += f", capped {LOT_NAMES[new.cap]}" if new.cap is not None else ", no cap"
+    return words
 
 
 def _move_words(move: Move) -> str:
