@@ -175,7 +175,7 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
 
 
 def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] = (1640, 1232),
-                         light_change: bool = True) -> dict[str, Any]:
+                         light_change: bool = True, plies: int | None = None) -> dict[str, Any]:
     """Reading as the app reads during a game: the same camera frame after frame.
 
     Each game is a random legal game rendered move by move with one camera
@@ -185,7 +185,8 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
     at setup).  Every later frame is read with that pose and reference and
     with the previous reading (``previous=``: unchanged lots keep their
     answer).  ``single_frame`` repeats the figures without ``previous``, to
-    show what the memory of the last reading adds.
+    show what the memory of the last reading adds.  ``plies`` cuts each game
+    short (for quick checks).
     """
     from scenegen import game_positions, scene_series
 
@@ -195,7 +196,7 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
     with_memory, single = _Tally(), _Tally()
     ms: list[float] = []
     for game in range(games):
-        positions = game_positions(seed + game)
+        positions = game_positions(seed + game)[: None if plies is None else plies + 1]
         change_at = {len(positions) // 2} if light_change else set()
         previous = reference = pose = None
         for scene in scene_series(seed + game, positions, frames_per_position=1, hands=False,

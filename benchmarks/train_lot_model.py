@@ -1,21 +1,27 @@
 """Fit the lot classifiers of boardcam.vision.lots on generated scenes.
 
-Two small networks (18 physical features -> 24 ReLU units -> classes):
+Small networks (physical features -> one ReLU layer -> classes):
 
 * FIRST_LOOK: plain / icon / dome / tower, before the icons are known
   (its icon probability picks each tile's icon lot, its piece probability
   keeps pieces out of the templates);
 * FINAL: empty / dome / tower, with every lot compared with its own empty
-  look (plain or icon template).
+  look (plain or icon template);
+* FINAL_WITH_REFERENCE: the same against the empty board seen at setup
+  (each scene has an empty twin: same table, other sensor noise);
+* CAPS and TOWER_COLOURS: on the towers, from the look along the apex ray.
 
 Training seeds start at 500 000, far from the benchmark's (0..) and the
-tests', so the benchmark measures scenes the fit never saw.  A fifth of the
+tests', so the benchmark measures scenes the fit never saw.  35 % of the
 scenes is held out to fit one temperature per network (Guo et al. 2017)
 and then an isotonic map (pool-adjacent-violators) from the whole lot
 answer's raw confidence (kind x colour x cap) to its held-out accuracy, so
 that a reported 0.9 means "right at least as often as that" on unseen scenes.
 
     python benchmarks/train_lot_model.py [scenes]    # writes vision/boardcam/vision/lot_model.py
+
+Set ``BOARDCAM_TRAIN_CACHE=DIR`` to keep the rendered frames (full frames,
+about 12 MB per scene) and fit again without rendering.
 """
 
 from __future__ import annotations
@@ -34,47 +40,80 @@ def _lot_id(name: str) -> int:
     return (int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])
 
 
-def render_set(count: int, size: tuple[int, int]) -> list[tuple[np.ndarray, Any, dict[str, Any], Any, np.ndarray]]:
+def render_set(count: int, size: tuple[int, int],
+               cache: Path | None = None) -> list[tuple[np.ndarray, Any, dict[str, Any], Any, np.ndarray]]:
     """Per unoccluded scene: warped Lab (margin included), geometry, truth position,
     the empty-board reference of the same table, and the warped Lab balanced as
     the app balances it when it has that reference (the reference's gains).
 
     The empty twin is the same scene (camera, lights, tile layout) rendered
     with no structures and other sensor noise: what the app saw at setup.
+    With ``cache`` (a directory) the renders are kept there as small warped
+    images, so fitting again does not render again.
     """
-    import dataclasses
+    import json
 
     from bench_vision import truth_in_reader_convention
-    from scenegen import render_scene, sample_params
-    from scenegen.positions import game_positions
 
-    from boardcam.vision.colour import board_gains, to_lab
+    from boardcam.vision.colour import board_gains, gains_matching, to_lab
     from boardcam.vision.geometry import build_warp
     from boardcam.vision.models import BoardPose
-    from boardcam.vision.reader import MARGIN_PX, TILE_PX, empty_board_reference
+    from boardcam.vision.reader import LOT_PX, MARGIN_PX, TILE_PX, empty_board_reference
+    from boardcam.vision.tiles import lot_grid
 
     out = []
     seed = SEED0
     while len(out) < count:
-        rng = np.random.default_rng([seed, 1])  # the same draws as scenegen.random_scene
-        positions = game_positions(int(rng.integers(2 ** 31)))
-        position = positions[int(rng.integers(len(positions)))]
-        params = sample_params(rng, size, {})
-        scene = render_scene(position, params, seed)
+        rendered = _cached_render(seed, size, cache)
         seed += 1
-        if scene.truth.get("occluded"):
+        if rendered is None:
             continue
-        empty = render_scene(dict(position, structures={}), dataclasses.replace(params, hand=None), seed + 7_000_000)
-        corners, truth = truth_in_reader_convention(scene.truth)
+        image, empty, truth_doc = rendered
+        corners, truth = truth_in_reader_convention(json.loads(truth_doc))
         pose = BoardPose({k: tuple(v) for k, v in corners.items()})
         geometry = build_warp(pose, size, TILE_PX, None, MARGIN_PX)
-        warped = geometry.warp(scene.image)
+        warped = geometry.warp(image)
         lab_all = to_lab(warped, board_gains(geometry.board_view(warped)))
-        reference = empty_board_reference(empty.image, pose, tiles=truth["tiles"])
-        lab_ref = to_lab(warped, np.array(reference.white_balance))
+        reference = empty_board_reference(empty, pose, tiles=truth["tiles"])
+        empty_lots = np.ones(80, bool)  # as the app balances: on the lots its previous reading saw empty
+        for name in truth.get("structures") or {}:
+            empty_lots[_lot_id(name)] = False
+        board_lots = lot_grid(geometry.board_view(warped), LOT_PX)
+        lab_ref = to_lab(warped, gains_matching(board_lots, reference.lots_at(LOT_PX), empty_lots))
         out.append((lab_all, geometry, truth, reference, lab_ref))
         print(f"rendered {len(out)}/{count}", file=sys.stderr, end="\r")
     return out
+
+
+def _cached_render(seed: int, size: tuple[int, int], cache: Path | None) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """(frame, empty twin, truth JSON) of one training seed, or None for a frame with a hand."""
+    import dataclasses
+    import json
+
+    from scenegen import render_scene, sample_params
+    from scenegen.positions import game_positions
+
+    path = cache / f"{seed}-{size[0]}x{size[1]}.npz" if cache is not None else None
+    if path is not None and path.exists():
+        data = np.load(path)
+        if data["image"].size == 0:
+            return None
+        return data["image"], data["empty"], str(data["truth"])
+    rng = np.random.default_rng([seed, 1])  # the same draws as scenegen.random_scene
+    positions = game_positions(int(rng.integers(2 ** 31)))
+    position = positions[int(rng.integers(len(positions)))]
+    params = sample_params(rng, size, {})
+    scene = render_scene(position, params, seed)
+    result = None
+    if not scene.truth.get("occluded"):
+        empty = render_scene(dict(position, structures={}), dataclasses.replace(params, hand=None), seed + 7_000_000)
+        result = (scene.image, empty.image, json.dumps(scene.truth))
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nothing = np.zeros((0,), np.uint8)
+        np.savez(path, image=result[0] if result else nothing, empty=result[1] if result else nothing,
+                 truth=np.array(result[2] if result else ""))
+    return result
 
 
 def labels(position: dict[str, Any], with_icons: bool) -> np.ndarray:
@@ -198,51 +237,91 @@ def _literal(model: dict[str, Any]) -> str:
 
 
 def main(count: int = 120, size: tuple[int, int] = (1640, 1232)) -> None:
+    import os
+
     from boardcam.vision import reader
 
-    scenes = render_set(count, size)
+    cache = os.environ.get("BOARDCAM_TRAIN_CACHE")
+    scenes = render_set(count, size, Path(cache) if cache else None)
     split = int(len(scenes) * 0.65)
+    none = {"caps": None, "tower_colours": None}
+
+    def analysis(scene: Any, with_reference: bool, models: tuple[Any, Any], second: dict[str, Any]) -> Any:
+        lab_all, geometry, _, reference, lab_ref = scene
+        if with_reference:
+            return reader.analyse(lab_ref, geometry, None, reference, {}, models=models, second=second)[1]
+        return reader.analyse(lab_all, geometry, None, None, {}, models=models, second=second)[1]
 
     def features(models: tuple[Any, Any], first: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         xs, ys = [], []
-        for lab_all, geometry, position, _, _ in scenes:
-            _, analysis = reader.analyse(lab_all, geometry, None, None, {}, models=models)
-            x = analysis.first_features if first else analysis.features
+        for scene in scenes:
+            found = analysis(scene, False, models, none)
+            x = found.first_features if first else found.features
             xs.append(x)
-            ys.append(np.tile(labels(position, with_icons=first), len(x) // 80))
+            ys.append(np.tile(labels(scene[2], with_icons=first), len(x) // 80))
         return (np.concatenate(xs[:split]), np.concatenate(ys[:split]),
                 np.concatenate(xs[split:]), np.concatenate(ys[split:]))
 
     x, y, xh, yh = features((None, None), first=True)
-    first = fit_mlp(x, y, 4)
-    first["temperature"] = fit_temperature(first, xh, yh)
-    _report("first look", first, xh, yh)
+    first = fit_and_scale("first look", x, y, xh, yh, 4)
     x, y, xh, yh = features((first, None), first=False)
-    final = fit_mlp(x, y, 3)
-    final["temperature"] = fit_temperature(final, xh, yh)
-    _report("final", final, xh, yh)
-    conf_map = confidence_map(scenes[split:], lambda lab, geometry, ref, lab_ref: reader.analyse(
-        lab, geometry, None, None, {}, models=(first, final))[1])
-    xr, yr, xhr, yhr = [], [], [], []
-    for i, (_, geometry, position, reference, lab_ref) in enumerate(scenes):
-        _, analysis = reader.analyse(lab_ref, geometry, None, reference, {}, models=(first, final))
-        (xr if i < split else xhr).append(analysis.features)
-        (yr if i < split else yhr).append(labels(position, with_icons=False))
-    final_ref = fit_mlp(np.concatenate(xr), np.concatenate(yr), 3)
-    final_ref["temperature"] = fit_temperature(final_ref, np.concatenate(xhr), np.concatenate(yhr))
-    _report("final with reference", final_ref, np.concatenate(xhr), np.concatenate(yhr))
-    ref_map = confidence_map(scenes[split:], lambda lab, geometry, ref, lab_ref: reader.analyse(
-        lab_ref, geometry, None, ref, {}, models=(first, final_ref))[1])
+    final = fit_and_scale("final", x, y, xh, yh, 3)
+    xr, yr = _stack(scenes, split, lambda sc: (analysis(sc, True, (first, final), none).features, labels(sc[2], False)))
+    final_ref = fit_and_scale("final with reference", xr[0], yr[0], xr[1], yr[1], 3)
+
+    # second stage: caps and tower colours on the towers, the kind again with the neighbours' kinds
+    def towers(sc: Any, with_reference: bool, what: str) -> tuple[np.ndarray, np.ndarray]:
+        found = analysis(sc, with_reference, (first, final_ref if with_reference else final), none)
+        lots, wanted = [], []
+        for name, entry in (sc[2].get("structures") or {}).items():
+            if entry["kind"] == "tower":
+                lots.append(_lot_id(name))
+                wanted.append((None, "white", "black").index(entry.get("cap")) if what == "caps"
+                              else ("red", "blue", "green").index(entry["color"]))
+        feats = found.cap_features if what == "caps" else found.tower_colour_features
+        return feats[np.array(lots, np.int64)], np.array(wanted, np.int64)
+
+    second: dict[str, Any] = {}
+    for what, classes in (("caps", 3), ("tower_colours", 3)):
+        xs, ys = _stack(scenes, split, lambda sc: _pair(towers(sc, False, what), towers(sc, True, what)))
+        second[what] = fit_and_scale(what, xs[0], ys[0], xs[1], ys[1], classes, hidden=24)
+    plain_second = {"caps": second["caps"], "tower_colours": second["tower_colours"]}
+    ref_second = plain_second
+    conf_map = confidence_map(scenes[split:], lambda sc: analysis(sc, False, (first, final), plain_second))
+    ref_map = confidence_map(scenes[split:], lambda sc: analysis(sc, True, (first, final_ref), ref_second))
     OUT.write_text(
         '"""Fitted weights of the lot classifiers (generated by benchmarks/train_lot_model.py; do not edit)."""\n\n'
-        f"# {count} scenes from seed {SEED0}, {size[0]}x{size[1]}; features: boardcam.vision.lots.FEATURE_NAMES\n"
+        f"# {len(scenes)} scenes from seed {SEED0}, {size[0]}x{size[1]}; features: boardcam.vision.lots\n"
         f"FIRST_LOOK = {_literal(first)}\n\nFINAL = {_literal(final)}\n\n"
         "# FINAL for reading against the empty board seen at setup (EmptyBoardReference)\n"
         f"FINAL_WITH_REFERENCE = {_literal(final_ref)}\n\n"
+        "# second stage on towers: no cap / white / black; red / blue / green\n"
+        f"CAPS = {_literal(second['caps'])}\n\nTOWER_COLOURS = {_literal(second['tower_colours'])}\n\n"
         f"# raw lot confidence -> held-out accuracy (isotonic), applied by the reader\nCONFIDENCE_MAP = {conf_map!r}\n"
         f"CONFIDENCE_MAP_WITH_REFERENCE = {ref_map!r}\n"
     )
     print(f"wrote {OUT}", file=sys.stderr)
+
+
+def fit_and_scale(name: str, x: np.ndarray, y: np.ndarray, xh: np.ndarray, yh: np.ndarray, classes: int,
+                  hidden: int = 48) -> dict[str, Any]:
+    """A network fitted on the training scenes, temperature-scaled and reported on the held-out ones."""
+    model = fit_mlp(x, y, classes, hidden=hidden)
+    model["temperature"] = fit_temperature(model, xh, yh)
+    _report(name, model, xh, yh)
+    return model
+
+
+def _pair(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
+
+
+def _stack(scenes: list[Any], split: int, one: Any) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """((x, x held out), (y, y held out)) from ``one(scene) -> (x, y)`` over the scenes."""
+    pairs = [one(scene) for scene in scenes]
+    x = np.concatenate([p[0] for p in pairs[:split]]), np.concatenate([p[0] for p in pairs[split:]])
+    y = np.concatenate([p[1] for p in pairs[:split]]), np.concatenate([p[1] for p in pairs[split:]])
+    return x, y
 
 
 def confidence_map(held_out: list[Any], analyse: Any) -> dict[str, Any]:
@@ -250,8 +329,9 @@ def confidence_map(held_out: list[Any], analyse: Any) -> dict[str, Any]:
     from boardcam.vision import reader
 
     raw, right = [], []
-    for lab_all, geometry, position, reference, lab_ref in held_out:
-        lots = reader.decide_lots(analyse(lab_all, geometry, reference, lab_ref))
+    for scene in held_out:
+        position = scene[2]
+        lots = reader.decide_lots(analyse(scene))
         for lot, reading in lots.items():
             name = f"{'ABCDEFGH'[lot % 8]}{lot // 8 + 1}"
             want = (position.get("structures") or {}).get(name)

@@ -67,3 +67,8 @@ def test_board_bench_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
 def test_a_bad_option_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "teach", "--seed", "1"]) == 2
     assert "not an option" in capsys.readouterr().err
+
+
+def test_reader_is_an_option_of_the_app_bench_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "drift", "--reader", "truth"]) == 2
+    assert "--reader" in capsys.readouterr().err

@@ -40,3 +40,13 @@ def test_bench_reports_known_pose_and_from_scratch_figures():
         assert key in out
     assert set(out["from_scratch"]) >= {"lot_accuracy", "tile_accuracy", "board_not_found"}
     assert 0.0 <= out["lot_accuracy"] <= 1.0
+
+
+def test_in_game_bench_reads_with_the_setup_reference_and_the_previous_reading():
+    from bench_vision import bench_vision_in_game
+
+    out = bench_vision_in_game(games=1, seed=3, size=(640, 480), plies=3)
+    assert out["games"] == 1 and out["mode"].startswith("known pose")
+    for figures in (out, out["single_frame"]):
+        assert 0.0 <= figures["lot_accuracy"] <= 1.0 and figures["board_not_found"] == 0
+    assert out["ms_median"] > 0

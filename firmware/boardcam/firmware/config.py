@@ -159,6 +159,7 @@ class MotionConfig:
     still_frames: int = setting(5, _integer(1, 300))
     min_confidence: float = setting(0.75, _number(0.0, 1.0))
     max_looks: int = setting(4, _integer(0, 50))
+    confirm_reads: int = setting(2, _integer(1, 20))
 
 
 @dataclass(frozen=True)

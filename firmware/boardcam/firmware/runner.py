@@ -181,7 +181,7 @@ def create_loop(
     directory = log_dir if log_dir is not None else games_dir(config.logging.game_dir)
     gamelog = GameLog(directory)
     referee = Referee(config.game.rules, min_confidence=config.motion.min_confidence,
-                      max_looks=config.motion.max_looks)
+                      max_looks=config.motion.max_looks, confirm_reads=config.motion.confirm_reads)
     initial = None
     unfinished = unfinished_game(directory)
     if unfinished is not None:

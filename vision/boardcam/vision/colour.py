@@ -117,3 +117,26 @@ BOARD_P = 1.0
 def board_gains(board_bgr: np.ndarray) -> np.ndarray:
     """White-balance gains estimated from the tile array itself (see BOARD_P)."""
     return shades_of_grey_gains(board_bgr, p=BOARD_P)
+
+
+def gains_matching(frame_lots: np.ndarray, reference_lab: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:
+    """BGR gains that make this frame's board look like the empty-board reference.
+
+    ``frame_lots`` (80, s, s, 3) raw BGR lots of this frame, ``reference_lab``
+    the reference's white-balanced Lab lots (same size).  The gain per
+    channel is the median over the lots in ``use`` (those believed empty;
+    all by default) of reference / frame: a new lamp or a cloud changes every
+    empty lot alike, while pieces are the minority of the lots used, so the
+    median follows the light and not the pieces.
+    """
+    lab8 = np.empty(reference_lab.shape, np.float32)
+    lab8[..., 0] = reference_lab[..., 0] * 255.0 / 100.0
+    lab8[..., 1:] = reference_lab[..., 1:] + 128.0
+    n, s = reference_lab.shape[:2]
+    ref_bgr = cv2.cvtColor(np.clip(lab8, 0, 255).astype(np.uint8).reshape(n * s, s, 3), cv2.COLOR_LAB2BGR)
+    ref_mean = ref_bgr.reshape(n, s * s, 3).astype(np.float32).mean(axis=1)
+    frame_mean = frame_lots.reshape(n, -1, 3).astype(np.float32).mean(axis=1)
+    if use is not None and int(np.count_nonzero(use)) >= 8:
+        ref_mean, frame_mean = ref_mean[use], frame_mean[use]
+    ratio = ref_mean / np.maximum(frame_mean, 1.0)
+    return np.clip(np.median(ratio, axis=0), 0.4, 2.5).astype(np.float64)

@@ -399,7 +399,8 @@ def piece_colour_scores(
     """Colour probabilities of whatever stands on each lot.
 
     Returns (80, 4) red/blue/green/black for a dome, (80, 4) for a tower
-    (black impossible) and the piece's mean Lab.  The piece is the more
+    (black impossible), the piece's mean Lab and the Lab of its coloured
+    pixels (a tower's body without its cap).  The piece is the more
     departing half of the lot's centre (glare left out: it is the lamp's
     colour).  A tower's hue comes from its *coloured* pixels only: a white
     or black cap departs most but says nothing about the tower, and a tower
@@ -450,7 +451,7 @@ def piece_colour_scores(
                 tower[i] = learned / learned.sum()
     tower[:, 3] = 0.0
     tower /= np.maximum(tower.sum(1, keepdims=True), 1e-9)
-    return dome, tower, medians
+    return dome, tower, medians, tower_lab
 
 
 def rule_colour_probabilities(lab: np.ndarray, dark: float, light: float) -> np.ndarray:
@@ -496,3 +497,62 @@ def cap_probabilities(
     logits[:, 2] = grey + (0.3 - rel) / 0.08 + (body[:, 0] - samples[:, 0] - 5.0) / 5.0
     e = np.exp(logits - logits.max(1, keepdims=True))
     return e / e.sum(1, keepdims=True)
+
+
+CAP_HEIGHTS = (0.0, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95)  # tile units: a cap's middle is 0.3–0.6 of a 51–75 mm tile up
+CAP_FEATURE_NAMES = (
+    *(f"dl_{h}" for h in CAP_HEIGHTS), *(f"chroma_{h}" for h in CAP_HEIGHTS), *(f"rel_{h}" for h in CAP_HEIGHTS),
+    "body_chroma", "body_rel", "dl_max", "dl_min", "chroma_min", "lean",
+    *(f"a_{h}" for h in CAP_HEIGHTS), *(f"b_{h}" for h in CAP_HEIGHTS),
+)
+
+
+def cap_features(
+    lab_board: np.ndarray, geometry: WarpGeometry, body: np.ndarray, light_ref: tuple[float, float]
+) -> np.ndarray:
+    """What the table shows along each lot's apex ray: (80, len(CAP_FEATURE_NAMES)).
+
+    A cap sits on the apex, which the camera sees displaced outward from the
+    base by the tower's lean; how far depends on the tile size, which
+    calibration may not know.  So the look is sampled at several heights
+    along the ray (lightness against the tower body, chroma, lightness within
+    the board's range) and the fitted cap classifier finds the cap on it.
+    """
+    s = geometry.tile_px // 2
+    r = max(1, int(round(0.12 * s)))
+    smooth = cv2.blur(lab_board, (2 * r + 1, 2 * r + 1))
+    h, w = smooth.shape[:2]
+    centres = lot_centres()
+    samples = []
+    for height in CAP_HEIGHTS:
+        xy = geometry.board_to_warp(project_height(centres, height, geometry.camera_centre))
+        xi = np.clip(np.round(xy[:, 0]).astype(int), 0, w - 1)
+        yi = np.clip(np.round(xy[:, 1]).astype(int), 0, h - 1)
+        samples.append(smooth[yi, xi].astype(np.float64))
+    seen = np.stack(samples, axis=1)  # (80, heights, 3)
+    dark, light = light_ref
+    span = max(light - dark, 1e-6)
+    dl = (seen[..., 0] - body[:, None, 0]) / 10.0
+    chroma = np.hypot(seen[..., 1], seen[..., 2]) / 10.0
+    rel = (seen[..., 0] - dark) / span
+    apex = project_height(centres, 0.7, geometry.camera_centre) - centres
+    return np.column_stack([
+        dl, chroma, rel,
+        np.hypot(body[:, 1], body[:, 2]) / 10.0, (body[:, 0] - dark) / span,
+        dl.max(1), dl.min(1), chroma.min(1), np.hypot(apex[:, 0], apex[:, 1]) * 2.0,
+        seen[..., 1] / 10.0, seen[..., 2] / 10.0,  # the hue along the ray: the body low, the cap high
+    ]).astype(np.float32)
+
+
+def tower_colour_features(cap_feats: np.ndarray, tower_probs: np.ndarray, tower_body: np.ndarray,
+                          piece: np.ndarray) -> np.ndarray:
+    """Inputs of the fitted tower-colour classifier: (80, F).
+
+    The hue votes of the coloured pixels, the coloured pixels' and the
+    departing pixels' Lab, and the Lab along the apex ray (from
+    :func:`cap_features`): low on the ray is the body, high up a cap whose
+    tint under a cold or warm lamp must not be taken for the tower's colour.
+    """
+    return np.column_stack([
+        tower_probs[:, :3], tower_body[:, 1:] / 10.0, piece[:, 1:] / 10.0, cap_feats,
+    ]).astype(np.float32)

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from boardcam.vision import lots as lots_stage
-from boardcam.vision.colour import board_gains, to_lab
+from boardcam.vision.colour import board_gains, gains_matching, to_lab
 from boardcam.vision.errors import BoardNotFoundError
 from boardcam.vision.find_board import find_board, search_image
 from boardcam.vision.geometry import build_warp
@@ -117,12 +117,14 @@ def _load_models() -> tuple[dict[str, Any] | None, ...]:
     try:
         from boardcam.vision import lot_model
     except ImportError:
-        return None, None, None, None, None
+        return (None,) * 7
     return (lot_model.FIRST_LOOK, lot_model.FINAL, getattr(lot_model, "CONFIDENCE_MAP", None),
-            getattr(lot_model, "FINAL_WITH_REFERENCE", None), getattr(lot_model, "CONFIDENCE_MAP_WITH_REFERENCE", None))
+            getattr(lot_model, "FINAL_WITH_REFERENCE", None), getattr(lot_model, "CONFIDENCE_MAP_WITH_REFERENCE", None),
+            getattr(lot_model, "CAPS", None), getattr(lot_model, "TOWER_COLOURS", None))
 
 
-FIRST_LOOK_MODEL, FINAL_MODEL, CONFIDENCE_MAP, REFERENCE_MODEL, REFERENCE_CONFIDENCE_MAP = _load_models()
+(FIRST_LOOK_MODEL, FINAL_MODEL, CONFIDENCE_MAP, REFERENCE_MODEL, REFERENCE_CONFIDENCE_MAP, CAP_MODEL,
+ TOWER_COLOUR_MODEL) = _load_models()
 
 
 def calibrated(raw: float, confidence_map: dict[str, Any] | None = CONFIDENCE_MAP) -> float:
@@ -152,6 +154,8 @@ class LotAnalysis:
     tower_colour_probs: np.ndarray  # (80, 4) the same if a tower does (black impossible)
     cap_probs: np.ndarray  # (80, 3)
     difference: np.ndarray  # (80, s, s) ΔE against the empty look
+    cap_features: np.ndarray  # (80, C) the apex ray's look, for the cap classifier
+    tower_colour_features: np.ndarray  # (80, T) for the tower-colour classifier
     seen: np.ndarray  # (80, s, s, 3) the lots' Lab as seen
 
 
@@ -162,13 +166,22 @@ def analyse(
     reference: EmptyBoardReference | None,
     timing: dict[str, float],
     models: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = None,
+    second: dict[str, dict[str, Any] | None] | None = None,
 ) -> tuple[dict[str, TileReading], LotAnalysis]:
-    """Tiles and lots from the warped Lab image (margin included)."""
+    """Tiles and lots from the warped Lab image (margin included).
+
+    ``models`` (first look, final) and ``second`` (the "caps" and
+    "tower_colours" classifiers) default to the fitted ones; the fitting script
+    passes its own, or none, to get the features they are fitted on.
+    """
+    with_reference = reference is not None
     if models is not None:
         first_model, final_model = models
     else:  # reading against the setup reference has its own fitted model (other feature statistics)
         first_model = FIRST_LOOK_MODEL
-        final_model = REFERENCE_MODEL if reference is not None and REFERENCE_MODEL is not None else FINAL_MODEL
+        final_model = REFERENCE_MODEL if with_reference and REFERENCE_MODEL is not None else FINAL_MODEL
+    if second is None:
+        second = {"caps": CAP_MODEL, "tower_colours": TOWER_COLOUR_MODEL}
     t0 = time.perf_counter()
     lab = geometry.board_view(lab_all)
     seen = lot_grid(lab, LOT_PX)
@@ -209,11 +222,21 @@ def analyse(
     kind = _kind_probs(features, final_model)
     light = lab[..., 0]
     light_ref = (float(np.percentile(light[::2, ::2], 2)), float(np.percentile(light[::2, ::2], 98)))
-    colour_probs, tower_colour_probs, body = lots_stage.piece_colour_scores(seen, expected_seen, light_ref, appearance)
-    cap = lots_stage.cap_probabilities(lab, geometry, tile_mm, body, light_ref)
+    colour_probs, tower_colour_probs, body, tower_body = lots_stage.piece_colour_scores(
+        seen, expected_seen, light_ref, appearance)
+    cap_feats = lots_stage.cap_features(lab, geometry, tower_body, light_ref)
+    if second.get("caps") is not None:
+        cap = lots_stage.kind_probabilities(cap_feats, second["caps"])
+    else:
+        cap = lots_stage.cap_probabilities(lab, geometry, tile_mm, body, light_ref)
+    colour_feats = lots_stage.tower_colour_features(cap_feats, tower_colour_probs, tower_body, body)
+    if second.get("tower_colours") is not None:
+        tower_colour_probs = np.column_stack([lots_stage.kind_probabilities(colour_feats, second["tower_colours"]),
+                                              np.zeros(80)])
     diff = lots_stage.difference(seen, expected_seen)
     timing["lots"] = (time.perf_counter() - t1) * 1000
-    return tiles, LotAnalysis(features, first, kind, colour_probs, tower_colour_probs, cap, diff, seen)
+    return tiles, LotAnalysis(features, first, kind, colour_probs, tower_colour_probs, cap, diff, cap_feats,
+                              colour_feats, seen)
 
 
 def decide_lots(analysis: LotAnalysis) -> dict[int, LotReading]:
@@ -278,10 +301,11 @@ def read_board(
     t1 = time.perf_counter()
     timing["warp"] = (t1 - t0) * 1000
     t0 = t1
-    if appearance is not None and appearance.white_balance is not None:
+    if reference is not None:  # balanced to look like the empty board did, whatever the lamp does since
+        board_lots = lot_grid(geometry.board_view(warped), LOT_PX)
+        gains = gains_matching(board_lots, reference.lots_at(LOT_PX), _believed_empty(previous))
+    elif appearance is not None and appearance.white_balance is not None:
         gains = np.array(appearance.white_balance)
-    elif reference is not None and reference.white_balance is not None:
-        gains = np.array(reference.white_balance)
     else:
         gains = board_gains(geometry.board_view(warped))
     lab_all = to_lab(warped, gains)
@@ -330,6 +354,16 @@ def read_board(
         tiles=tiles,
         lot_lab=lot_lab,
     )
+
+
+def _believed_empty(previous: Reading | None) -> np.ndarray | None:
+    """Lots the previous reading saw empty and uncovered (None: no previous reading to go by)."""
+    if previous is None or not previous.lots:
+        return None
+    empty = np.array([previous.lots[lot].kind is None for lot in range(80)])
+    for name in previous.occluded_lots:
+        empty[_lot_id(name)] = False
+    return empty
 
 
 SAME_POSE_PX = 1.0  # corners further apart than this: the lots are sampled elsewhere, compare nothing

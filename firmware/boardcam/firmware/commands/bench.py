@@ -1,4 +1,4 @@
-"""``boardcam bench engine|vision|app|teach|camera|drift|board|scenes``: speed and accuracy harnesses.
+"""``boardcam bench engine|vision|vision-game|app|teach|camera|drift|board|scenes``: speed and accuracy harnesses.
 
 The harnesses and the scene generator live in the source tree's
 ``benchmarks/`` folder (they are not part of the runtime package), so this
@@ -38,6 +38,7 @@ HARNESSES = {
     "engine": Harness("bench_engine", "bench_engine", count=None, seed=None),
     "netzwerk": Harness("bench_netzwerk", "bench_netzwerk", count=None, seed=None),
     "vision": Harness("bench_vision", "bench_vision"),
+    "vision-game": Harness("bench_vision", "bench_vision_in_game", count="games", counts="games"),
     "app": Harness("bench_app", "bench_app", counts="games"),
     "teach": Harness("bench_calibration", "bench_teach", count="tables", seed=None, counts="tables"),
     "camera": Harness("bench_calibration", "bench_camera", count="seeds", counts="calibrations"),
@@ -54,6 +55,8 @@ def register(subparsers: Any) -> None:
     counted = ", ".join(f"{name}: {h.counts}" for name, h in HARNESSES.items() if h.count)
     bench.add_argument("--count", type=int, default=None, help=f"how many to run ({counted})")
     bench.add_argument("--seed", type=int, default=None, help="first random seed")
+    bench.add_argument("--reader", choices=("vision", "truth", "noisy"), default=None,
+                       help="app only: the real vision (default), the scenes' truth, or the truth with misreads")
     bench.set_defaults(func=run)
 
 
@@ -101,6 +104,10 @@ def harness_options(what: str, count: int | None, seed: int | None) -> dict[str,
 
 def run(args: argparse.Namespace) -> int:
     options = harness_options(args.what, args.count, args.seed)
+    if getattr(args, "reader", None) is not None:
+        if args.what != "app":
+            raise InputError(f"bench {args.what}: --reader is an option of bench app only")
+        options["reader"] = args.reader
     if args.what == "engine":
         figures: dict[str, Any] = load_harness("engine")()
         try:
