@@ -11,7 +11,8 @@ app does between frames) and from scratch (board search included).  Figures:
   hand; ``from_scratch`` repeats them for the from-scratch readings, where a
   frame whose board is not found counts every lot and tile as wrong;
 * ``occluded_flagged`` is the share of frames with a hand over the board that
-  are flagged;
+  are flagged, ``clean_flagged_occluded`` the share of frames without one
+  that are (wrongly) flagged: the app would wait for them to clear;
 * ``ms_known_pose`` / ``ms_from_scratch`` are medians per frame and
   ``reference_ms`` the median of one warpPerspective to 800×1000 plus one
   conversion to HSV of the same frames, timed in the same run.
@@ -77,7 +78,7 @@ class _Tally:
         self.lots_total = self.lots_right = self.tiles_total = self.tiles_right = 0
         self.colours_right = self.icons_right = self.boards = self.boards_exact = 0
         self.confident_wrong = self.confident = self.not_found = 0
-        self.occluded_frames = self.occluded_flagged = 0
+        self.occluded_frames = self.occluded_flagged = self.clean_flagged = 0
 
     def add(self, reading: Any, position: dict[str, Any], occluded: bool) -> None:
         if occluded:
@@ -90,6 +91,7 @@ class _Tally:
         if reading is None:
             self.not_found += 1
             return
+        self.clean_flagged += int(reading.occluded)
         got = reading.position_dict
         wrong_lots = 0
         for row in range(1, 11):
@@ -123,6 +125,7 @@ class _Tally:
             "confident_share": self.confident / max(self.lots_total, 1),
             "occluded_flagged": self.occluded_flagged / max(self.occluded_frames, 1),
             "occluded_frames": self.occluded_frames,
+            "clean_flagged_occluded": self.clean_flagged / max(self.boards - self.not_found, 1),
             "board_not_found": self.not_found,
         }
 

@@ -149,6 +149,11 @@ def locate_board(
         size = (gray.shape[1], gray.shape[0])
         gray = cv2.undistort(gray, camera_matrix_for(size, intrinsics), np.array(intrinsics.dist_coeffs))
     pose = find_mat(gray, mat if mat is not None else MatSpec())
+    if pose is not None and mat is None:  # a mat of unknown tile size: where its grid really is
+        from boardcam.vision.models import BoardPose
+        from boardcam.vision.reader import grid_near
+
+        return BoardPose.from_points(grid_near(image, np.array(pose.ordered()), intrinsics)), "mat"
     if pose is not None:
         return pose, "mat"
     return find_board(image, intrinsics), "markerless"

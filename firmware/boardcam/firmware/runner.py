@@ -93,8 +93,20 @@ class VisionReader:
                 raise
             log.info("board not found: reading at the last pose")
             return self._read_board(image, pose=self._pose, reference=self._reference, **self._parts)
+        if self._pose is not None:  # a re-find names the corners as the game (or calibration) did
+            reading = self._same_naming(image, reading)
         self._remember_pose(image, reading.pose)
         return reading
+
+    def _same_naming(self, image: np.ndarray, reading: Any) -> Any:
+        from boardcam.calibration.board import match_orientation
+        from boardcam.vision.models import BoardPose
+
+        points = match_orientation(reading.pose.to_json()["corners_px"], self._pose.to_json()["corners_px"])
+        pose = BoardPose.from_points(points)
+        if pose.ordered() == reading.pose.ordered():
+            return reading
+        return self._read_board(image, pose=pose, reference=self._reference, **self._parts)
 
     def _bumped(self, image: np.ndarray) -> bool:
         import cv2

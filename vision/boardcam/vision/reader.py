@@ -10,8 +10,12 @@ Stages (each its own module, each a pure function of its inputs):
 4. tiles — guild colour per tile; a first look at which lots hold pieces;
    the icon lot per tile among the free lots;
 5. lots — every lot against its empty look (the reference when present,
-   else this frame's own guild templates): empty / dome / tower, colours, cap;
-6. occlusion — a hand or arm over the board.
+   else this frame's own guild templates): empty / dome / tower, colours,
+   cap, or covered by a hand.  The board network (``lot_net``) reads all 80
+   lots at once, so a neighbour's leaning tower or shadow is seen for what
+   it is; without its weights the per-lot feature classifiers (``lots``) do;
+6. occlusion — a hand or arm over the board (the occlusion stage, joined
+   with the lots the network sees covered).
 
 All per-lot work is vectorised over the 80 lots; every stage's time is
 reported so a slow Pi shows where the time goes.
@@ -26,15 +30,16 @@ from typing import Any
 import cv2
 import numpy as np
 
+from boardcam.vision import lot_net
 from boardcam.vision import lots as lots_stage
 from boardcam.vision.colour import board_gains, gains_matching, to_lab
 from boardcam.vision.errors import BoardNotFoundError
-from boardcam.vision.find_board import find_board, search_image
+from boardcam.vision.find_board import find_board, orient, search_image
 from boardcam.vision.geometry import build_warp
 from boardcam.vision.lots import LotReading
 from boardcam.vision.mat import MatSpec, find_mat
-from boardcam.vision.models import Appearance, BoardPose, CameraIntrinsics, EmptyBoardReference
-from boardcam.vision.occlusion import find_occlusion
+from boardcam.vision.models import TILES_WIDE, Appearance, BoardPose, CameraIntrinsics, EmptyBoardReference
+from boardcam.vision.occlusion import Occlusion, find_occlusion
 from boardcam.vision.tiles import (
     GUILDS,
     TILE_KEYS,
@@ -99,17 +104,48 @@ class Reading:
         return out
 
 
+MAT_AGREEMENT_LOTS = 1.5  # a tile-size guess off by 20 % moves the far corners about this much
+
+
+def grid_near(image_bgr: np.ndarray, corners: np.ndarray, intrinsics: CameraIntrinsics | None) -> np.ndarray:
+    """The tile grid's own corners when the markerless finder agrees with ``corners``, else ``corners``.
+
+    The mat's markers say where the printed area is; the tiles lie in it by
+    hand, and an uncalibrated mat's tile size is a guess, so the grid found
+    near there is the better pose.  Its corners keep ``corners``' names.
+    """
+    corners = np.asarray(corners, np.float64)
+    try:
+        grid = np.array(find_board(image_bgr, intrinsics).ordered())
+    except BoardNotFoundError:
+        return corners
+    named = min((np.roll(grid, -k, axis=0) for k in range(4)),
+                key=lambda g: float(np.linalg.norm(g - corners, axis=1).sum()))
+    lot = np.linalg.norm(corners[1] - corners[0]) / 8
+    if np.linalg.norm(named - corners, axis=1).max() <= MAT_AGREEMENT_LOTS * lot:
+        return named
+    return corners
+
+
 def locate_board(
     image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None, mat: MatSpec | None
 ) -> tuple[BoardPose, str]:
-    """Pose from the marker mat when its markers are seen, else markerless."""
+    """Pose from the marker mat when its markers are seen, else markerless.
+
+    Either way A1 is named by the reader's convention (the end of the row-1
+    edge, which is the lower short edge in the image): the mat gives exact
+    corners, not the names.  Calibration keeps the mat's own naming if the
+    players want it, and the app keeps whichever naming its game started with.
+    """
     small, scale = search_image(image_bgr, intrinsics)
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     pose = find_mat(gray, mat or MatSpec())
-    if pose is not None:
-        pts = (np.array(pose.ordered()) + 0.5) / scale - 0.5
-        return BoardPose.from_points(pts), "mat"
-    return find_board(image_bgr, intrinsics), "markerless"
+    if pose is None:
+        return find_board(image_bgr, intrinsics), "markerless"
+    pts = orient((np.array(pose.ordered()) + 0.5) / scale - 0.5, TILES_WIDE)
+    if mat is None:  # a mat of unknown tile size: where its grid really is
+        pts = grid_near(image_bgr, pts, intrinsics)
+    return BoardPose.from_points(pts), "mat"
 
 
 def _load_models() -> tuple[dict[str, Any] | None, ...]:
@@ -125,6 +161,8 @@ def _load_models() -> tuple[dict[str, Any] | None, ...]:
 
 (FIRST_LOOK_MODEL, FINAL_MODEL, CONFIDENCE_MAP, REFERENCE_MODEL, REFERENCE_CONFIDENCE_MAP, CAP_MODEL,
  TOWER_COLOUR_MODEL) = _load_models()
+BOARD_NET = lot_net.load_model()
+BOARD_NET_CONFIDENCE_MAP = lot_net.confidence_map(BOARD_NET)
 
 
 def calibrated(raw: float, confidence_map: dict[str, Any] | None = CONFIDENCE_MAP) -> float:
@@ -157,6 +195,9 @@ class LotAnalysis:
     cap_features: np.ndarray  # (80, C) the apex ray's look, for the cap classifier
     tower_colour_features: np.ndarray  # (80, T) for the tower-colour classifier
     seen: np.ndarray  # (80, s, s, 3) the lots' Lab as seen
+    expected: np.ndarray  # (80, s, s, 3) each lot's empty look, as seen (reference or templates)
+    structure_probs: np.ndarray | None = None  # (80, len(lot_net.CLASSES)) when the board network read the lots
+    covered_probs: np.ndarray | None = None  # (80,) the network's belief that a hand covers the lot
 
 
 def analyse(
@@ -182,6 +223,7 @@ def analyse(
         final_model = REFERENCE_MODEL if with_reference and REFERENCE_MODEL is not None else FINAL_MODEL
     if second is None:
         second = {"caps": CAP_MODEL, "tower_colours": TOWER_COLOUR_MODEL}
+    use_net = models is None and BOARD_NET is not None
     t0 = time.perf_counter()
     lab = geometry.board_view(lab_all)
     seen = lot_grid(lab, LOT_PX)
@@ -193,7 +235,7 @@ def analyse(
         expected_seen = lots_stage.relight(reference.lots_at(LOT_PX), seen)
         tiles = reference.tile_readings()
         lot_guild = lots_stage.guild_index(tiles)
-        first = lots_stage.lot_features(seen, expected_seen, centre, lean)
+        first = np.zeros((80, 0)) if use_net else lots_stage.lot_features(seen, expected_seen, centre, lean)
         t1 = time.perf_counter()
         timing["tiles"] = (t1 - t0) * 1000
     else:
@@ -218,6 +260,10 @@ def analyse(
         expected_seen = lots_stage.relight(expected_seen, seen)
         t1 = time.perf_counter()
         timing["tiles"] = (t1 - t0) * 1000
+    if use_net:
+        analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, with_reference, appearance, lab)
+        timing["lots"] = (time.perf_counter() - t1) * 1000
+        return tiles, analysis
     features = lots_stage.lot_features(seen, expected_seen, centre, lean)
     kind = _kind_probs(features, final_model)
     light = lab[..., 0]
@@ -236,12 +282,49 @@ def analyse(
     diff = lots_stage.difference(seen, expected_seen)
     timing["lots"] = (time.perf_counter() - t1) * 1000
     return tiles, LotAnalysis(features, first, kind, colour_probs, tower_colour_probs, cap, diff, cap_feats,
-                              colour_feats, seen)
+                              colour_feats, seen, expected_seen)
+
+
+def _analyse_with_net(
+    lab_all: np.ndarray,
+    geometry: Any,
+    seen: np.ndarray,
+    expected: np.ndarray,
+    first: np.ndarray,
+    with_reference: bool,
+    appearance: Appearance | None,
+    lab_board: np.ndarray,
+) -> LotAnalysis:
+    """Every lot's structure from the board network (see lot_net), as a LotAnalysis.
+
+    The kind, colour and cap probabilities are the network's joint answer
+    summed out, so whatever reads them sees one consistent story.  When
+    calibration taught this set's colours, the colour of a piece comes from
+    them instead (the network knows only the colours it was fitted on).
+    """
+    assert BOARD_NET is not None
+    output = lot_net.probabilities(lot_net.net_input(lab_all, geometry, expected, with_reference), BOARD_NET)
+    joint = lot_net.structures(output)
+    if appearance is not None and any(k.startswith("structure:") for k in appearance.colours):
+        light = lab_board[..., 0]
+        light_ref = (float(np.percentile(light[::2, ::2], 2)), float(np.percentile(light[::2, ::2], 98)))
+        dome_taught, tower_taught, _, _ = lots_stage.piece_colour_scores(seen, expected, light_ref, appearance)
+        joint = lot_net.with_colours(joint, dome_taught, tower_taught)
+    kind, dome, tower, cap = lot_net.marginals(joint)
+    empty = np.zeros((80, 0), np.float32)
+    return LotAnalysis(empty, first, kind, dome, tower, cap, lots_stage.difference(seen, expected), empty, empty,
+                       seen, expected, joint, output[:, lot_net.COVERED])
 
 
 def decide_lots(analysis: LotAnalysis) -> dict[int, LotReading]:
     """Most probable structure per lot, with the probability of that whole answer as confidence."""
     out: dict[int, LotReading] = {}
+    if analysis.structure_probs is not None:
+        for lot, probs in enumerate(analysis.structure_probs):
+            k = int(probs.argmax())
+            kind, colour, cap = lot_net.CLASSES[k]
+            out[lot] = LotReading(kind, colour, cap, float(probs[k]), {})
+        return out
     kinds, colours, caps = analysis.kind_probs, analysis.colour_probs, analysis.cap_probs
     for lot in range(80):
         k = int(kinds[lot].argmax())
@@ -314,9 +397,15 @@ def read_board(
     tiles, analysis = analyse(lab_all, geometry, appearance, reference, timing)
     lots = decide_lots(analysis)
     t0 = time.perf_counter()
-    occlusion = find_occlusion(lab_all, geometry.margin_px, LOT_PX, analysis.difference)
+    occlusion = with_covered_lots(find_occlusion(lab_all, geometry.margin_px, LOT_PX, analysis.difference),
+                                  analysis.covered_probs)
     timing["occlusion"] = (time.perf_counter() - t0) * 1000
-    confidence_map = REFERENCE_CONFIDENCE_MAP if reference is not None and REFERENCE_MODEL is not None else CONFIDENCE_MAP
+    if analysis.structure_probs is not None:
+        confidence_map = BOARD_NET_CONFIDENCE_MAP
+    elif reference is not None and REFERENCE_MODEL is not None:
+        confidence_map = REFERENCE_CONFIDENCE_MAP
+    else:
+        confidence_map = CONFIDENCE_MAP
     lot_conf = {_lot_name(lot): round(calibrated(r.confidence, confidence_map), 4) for lot, r in sorted(lots.items())}
     tile_conf = {key: round(float(tiles[key].confidence), 4) for key in TILE_KEYS}
     lot_lab = analysis.seen.copy()
@@ -354,6 +443,19 @@ def read_board(
         tiles=tiles,
         lot_lab=lot_lab,
     )
+
+
+COVERED_BAR = 0.5  # the board network's belief in a hand over a lot above which the lot is not read
+
+
+def with_covered_lots(occlusion: Occlusion, covered: np.ndarray | None) -> Occlusion:
+    """The occlusion stage's finding joined with the lots the board network sees covered."""
+    if covered is None:
+        return occlusion
+    extra = {int(lot) for lot in np.flatnonzero(covered >= COVERED_BAR)}
+    if not extra:
+        return occlusion
+    return Occlusion(True, tuple(sorted(set(occlusion.lots) | extra)), occlusion.score)
 
 
 def _believed_empty(previous: Reading | None) -> np.ndarray | None:

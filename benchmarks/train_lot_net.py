@@ -1,0 +1,370 @@
+"""Fit the board network of boardcam.vision.lot_net on generated scenes.
+
+    python benchmarks/train_lot_net.py prepare FIRST COUNT [--jobs 2]   # render and cache the inputs
+    python benchmarks/train_lot_net.py fit [--epochs 30] [--hold-out-edition D]
+
+``prepare`` renders each training seed (from 500 000: disjoint from the
+benchmarks' seeds 0.., the tests' and the app bench's games) with its empty
+twin (the same table with no pieces, other sensor noise: what the app saw at
+setup) and caches, per scene, what the reader has before it decides the
+lots, in both of its modes: the warped Lab frame and every lot's empty look
+from the frame's own templates, and the same against the setup reference.
+Half of the scenes are warped at a pose off by a few hundredths of a lot, as
+a searched pose is.  The cache lives in ``$BOARDCAM_TRAIN_CACHE`` (default
+``/tmp/boardcam-lotnet``).
+
+``fit`` trains the network with torch (a training-time tool only: the
+runtime reads the weights with numpy), with the board mirrored left-right
+and top-bottom as augmentation, holds 15 % of the scenes out to fit a
+temperature and the isotonic map from confidence to held-out accuracy, and
+writes ``vision/boardcam/vision/lot_net.npz``.  ``--hold-out-edition``
+trains without one tile edition and reports on it: how the network does on
+tile art it has never seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+SEED0 = 500_000
+OUT = HERE.parent / "vision" / "boardcam" / "vision" / "lot_net.npz"
+CACHE = Path(os.environ.get("BOARDCAM_TRAIN_CACHE", "/tmp/boardcam-lotnet"))
+
+
+def _lot_id(name: str) -> int:
+    return (int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])
+
+
+def class_labels(position: dict[str, Any], covered: list[str] = ()) -> np.ndarray:  # type: ignore[assignment]
+    """Output index (lot_net.CLASSES, or lot_net.COVERED for ``covered`` lots) of every lot, by lot id."""
+    from boardcam.vision.lot_net import CLASSES, COVERED
+
+    y = np.zeros(80, np.int64)
+    for name, entry in (position.get("structures") or {}).items():
+        cap = entry.get("cap") if entry["kind"] == "tower" else None
+        y[_lot_id(name)] = CLASSES.index((entry["kind"], entry["color"], cap))
+    for name in covered:
+        y[_lot_id(name)] = COVERED
+    return y
+
+
+def covered_lots(truth: dict[str, Any]) -> list[str]:
+    """The lots a hand covers, named in the reader's convention (as truth_in_reader_convention names the rest)."""
+    from bench_vision import _rotate_lot
+
+    corners = truth["corners_px"]
+    turned = corners["A1"][1] + corners["H1"][1] < corners["A10"][1] + corners["H10"][1]
+    return [_rotate_lot(n) if turned else n for n in truth.get("occluded_lots") or []]
+
+
+def prepare_one(seed: int) -> Path:
+    """Render one training seed and cache the reader's inputs in both modes (lots under a hand: COVERED)."""
+    import cv2
+
+    from bench_vision import truth_in_reader_convention
+    from scenegen import render_scene, sample_params
+    from scenegen.positions import game_positions
+
+    from boardcam.vision import reader
+    from boardcam.vision.colour import board_gains, gains_matching, to_lab
+    from boardcam.vision.geometry import build_warp
+    from boardcam.vision.models import BoardPose
+    from boardcam.vision.tiles import lot_grid
+
+    path = CACHE / f"{seed}.npz"
+    if path.exists():
+        return path
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng([seed, 1])  # the same draws as scenegen.random_scene
+    positions = game_positions(int(rng.integers(2**31)))
+    position = positions[int(rng.integers(len(positions)))]
+    size = (1640, 1232) if seed % 4 else (1296, 972)
+    params = sample_params(rng, size, {})
+    scene = render_scene(position, params, seed)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    import dataclasses
+
+    empty = render_scene(dict(position, structures={}), dataclasses.replace(params, hand=None), seed + 7_000_000)
+    corners, truth = truth_in_reader_convention(scene.truth)
+    points = np.array([corners[k] for k in ("A1", "H1", "H10", "A10")], np.float64)
+    if seed % 2:
+        lot_px = np.linalg.norm(points[1] - points[0]) / 8
+        points = points + np.random.default_rng(seed).normal(0.0, 0.04 * lot_px, points.shape)
+    pose = BoardPose.from_points(points)
+    geometry = build_warp(pose, size, reader.TILE_PX, None, reader.MARGIN_PX)
+    warped = geometry.warp(scene.image)
+    lab_frame = to_lab(warped, board_gains(geometry.board_view(warped)))
+    _, from_frame = reader.analyse(lab_frame, geometry, None, None, {})
+    reference = reader.empty_board_reference(empty.image, pose, tiles=truth["tiles"])
+    labels = class_labels(truth, covered_lots(scene.truth))
+    board_lots = lot_grid(geometry.board_view(warped), reader.LOT_PX)
+    lab_ref = to_lab(warped, gains_matching(board_lots, reference.lots_at(reader.LOT_PX), labels == 0))
+    _, with_ref = reader.analyse(lab_ref, geometry, None, reference, {})
+    np.savez(
+        path,
+        skip=np.array(False),
+        lab_frame=lab_frame.astype(np.float16), expected_frame=from_frame.expected.astype(np.float16),
+        lab_ref=lab_ref.astype(np.float16), expected_ref=with_ref.expected.astype(np.float16),
+        centre=np.asarray(geometry.camera_centre, np.float64), labels=labels,
+        edition=np.array(params.edition), size=np.array(size),
+    )
+    return path
+
+
+def prepare(first: int, count: int, jobs: int) -> None:
+    from multiprocessing import Pool
+
+    seeds = list(range(first, first + count))
+    start = time.time()
+    with Pool(jobs) as pool:
+        for done, _ in enumerate(pool.imap_unordered(prepare_one, seeds), 1):
+            if done % 20 == 0:
+                print(f"prepared {done}/{count} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------------------- fitting
+
+
+class _Geometry:
+    """What lot_net.net_input needs of a WarpGeometry."""
+
+    def __init__(self, centre: np.ndarray) -> None:
+        from boardcam.vision.reader import MARGIN_PX, TILE_PX
+
+        self.margin_px, self.tile_px, self.camera_centre = MARGIN_PX, TILE_PX, centre
+
+
+def load_cache(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inputs (2n, C, H, W) in both modes (torch layout), labels (2n, 80), editions (2n,)."""
+    from boardcam.vision.lot_net import net_input
+
+    xs, ys, eds = [], [], []
+    for path in paths:
+        with np.load(path) as d:
+            if bool(d["skip"]):
+                continue
+            geometry = _Geometry(d["centre"])
+            for lab, expected, flag in (("lab_frame", "expected_frame", False), ("lab_ref", "expected_ref", True)):
+                planes = net_input(d[lab].astype(np.float32), geometry, d[expected].astype(np.float32), flag)
+                xs.append(planes.transpose(2, 0, 1).astype(np.float16))
+                ys.append(d["labels"])
+                eds.append(str(d["edition"]))
+    return np.stack(xs), np.stack(ys), np.array(eds)
+
+
+def build_torch_model(classes: int) -> Any:
+    import torch.nn as nn
+
+    from boardcam.vision.lot_net import INPUT_CHANNELS, LAYERS
+
+    widths = {"stem": 32, "conv2": 32, "conv3": 48, "conv4": 48, "conv5": 64, "conv6": 64,
+              "head1": 64, "head2": classes}
+    layers: list[Any] = []
+    channels = INPUT_CHANNELS
+    for i, (name, k, stride, padding) in enumerate(LAYERS):
+        conv = nn.Conv2d(channels, widths[name], k, stride, padding)
+        conv.name = name  # type: ignore[attr-defined]
+        layers.append(conv)
+        if i < len(LAYERS) - 1:
+            layers.append(nn.ReLU())
+        if name in ("conv6", "head1"):
+            layers.append(nn.Dropout(0.15))  # training only: the runtime has no dropout
+        channels = widths[name]
+    return nn.Sequential(*layers)
+
+
+def _lot_logits(model: Any, x: Any) -> Any:
+    """(batch, 80, classes) in lot-id order, as lot_net.logits orders them."""
+    out = model(x)[:, :, 1:-1, 1:-1]  # (b, classes, 10, 8), row 10 first
+    return out.flip(2).permute(0, 2, 3, 1).reshape(x.shape[0], 80, -1)
+
+
+def _augment(x: Any, y: Any, generator: Any) -> tuple[Any, Any]:
+    """Mirror boards left-right and/or top-bottom (lean planes and lot labels follow), and vary
+    what the renderer varies too little: lamp and print colour, the relighting of the empty
+    look, sensor noise, and how far pyramids lean (the camera's field of view is a guess)."""
+    import torch
+
+    b = x.shape[0]
+
+    def uniform(lo: float, hi: float, *shape: int) -> Any:
+        return lo + (hi - lo) * torch.rand(b, *shape, generator=generator)
+
+    lr = torch.rand(b, generator=generator) < 0.5
+    tb = torch.rand(b, generator=generator) < 0.5
+    x, y = x.clone(), y.clone().view(b, 10, 8)
+    x[lr] = x[lr].flip(3)
+    x[lr, 6] = -x[lr, 6]
+    y[lr] = y[lr].flip(2)
+    x[tb] = x[tb].flip(2)
+    x[tb, 7] = -x[tb, 7]
+    y[tb] = y[tb].flip(1)
+    # contrast and saturation of the whole scene (seen and empty alike)
+    light = uniform(0.85, 1.15)[:, None, None]
+    chroma = uniform(0.8, 1.2)[:, None, None]
+    angle = uniform(-0.12, 0.12)[:, None, None]  # radians of hue turn
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    for l_plane, a_plane, b_plane in ((0, 1, 2), (3, 4, 5)):
+        a, bb = x[:, a_plane].clone(), x[:, b_plane].clone()
+        x[:, l_plane] = x[:, l_plane] * light
+        x[:, a_plane] = (cos * a - sin * bb) * chroma
+        x[:, b_plane] = (sin * a + cos * bb) * chroma
+    # the empty look relit a little wrong, sensor noise, the lean
+    x[:, 3] = x[:, 3] * uniform(0.95, 1.05)[:, None, None] + uniform(-0.04, 0.04)[:, None, None]
+    x[:, 0:3] = x[:, 0:3] + torch.randn(x[:, 0:3].shape, generator=generator) * uniform(0.0, 0.05)[:, None, None, None]
+    x[:, 6:8] = x[:, 6:8] * uniform(0.8, 1.25)[:, None, None, None]
+    return x, y.view(b, 80)
+
+
+def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 0, scenes: int | None = None,
+        out: Path = OUT) -> None:
+    import torch
+    import torch.nn.functional as F
+
+    from boardcam.vision.lot_net import OUTPUTS
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    paths = sorted(CACHE.glob("*.npz"), key=lambda p: int(p.stem))[:scenes]
+    x, y, editions = load_cache(paths)
+    n = len(x) // 2  # scenes; each appears twice (frame templates, reference), kept together in a split
+    scene = np.repeat(np.arange(n), 2)
+    held = scene >= int(n * 0.85)
+    if hold_out_edition:
+        train = ~held & (editions != hold_out_edition)
+        unseen = editions == hold_out_edition
+    else:
+        train, unseen = ~held, np.zeros(len(x), bool)
+    print(f"{n} scenes: {train.sum()} training inputs, {held.sum()} held out", file=sys.stderr)
+    model = build_torch_model(OUTPUTS)
+    xt, yt = torch.from_numpy(x[train]), torch.from_numpy(y[train])
+    counts = np.bincount(y[train].ravel(), minlength=OUTPUTS).astype(np.float64)
+    weight = torch.tensor(np.clip((counts.sum() / np.maximum(counts, 1)) ** 0.3, 1, 20), dtype=torch.float32)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=5e-4)
+    steps = epochs * ((len(xt) + batch - 1) // batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    generator = torch.Generator().manual_seed(seed)
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(len(xt), generator=generator)
+        total, start = 0.0, time.time()
+        for i in range(0, len(xt), batch):
+            idx = order[i : i + batch]
+            xb, yb = _augment(xt[idx].float(), yt[idx], generator)
+            loss = F.cross_entropy(_lot_logits(model, xb).reshape(-1, OUTPUTS), yb.reshape(-1), weight=weight)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item() * len(idx)
+        line = f"epoch {epoch + 1}/{epochs}: loss {total / len(xt):.4f} ({time.time() - start:.0f} s)"
+        if (epoch + 1) % 5 == 0 or epoch == epochs - 1:
+            line += "; held out " + _accuracy(model, x[held], y[held])
+        print(line, file=sys.stderr, flush=True)
+    temperature = _fit_temperature(model, x[held], y[held])
+    weights = {f"{m.name}.{k}": v.detach().numpy() for m in model if hasattr(m, "name")
+               for k, v in m.state_dict().items()}
+    report = {"held_out": _evaluate(weights, temperature, x[held], y[held])}
+    if unseen.any():
+        report["unseen_edition"] = _evaluate(weights, temperature, x[unseen], y[unseen])
+        print(json.dumps(report, indent=1), file=sys.stderr)
+        return  # a generalisation check: the shipped weights are fitted on every edition
+    conf_map = _confidence_map(weights, temperature, x[held], y[held])
+    np.savez(out, **weights, temperature=np.float32(temperature),
+             confidence_x=np.array(conf_map["x"]), confidence_y=np.array(conf_map["y"]),
+             sure_from=np.float64(conf_map["sure_from"]), scenes=np.int64(n))
+    print(json.dumps(report, indent=1), file=sys.stderr)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+def _accuracy(model: Any, x: np.ndarray, y: np.ndarray) -> str:
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        pred = torch.cat([_lot_logits(model, torch.from_numpy(x[i : i + 64]).float()) for i in range(0, len(x), 64)]).argmax(2)
+    right = (pred.numpy() == y)
+    flag = x[:, 8, 0, 0] > 0.5
+    return (f"lots {right.mean():.5f} (templates {right[~flag].mean():.5f}, reference {right[flag].mean():.5f}),"
+            f" boards {right.all(1).mean():.3f}")
+
+
+def _fit_temperature(model: Any, x: np.ndarray, y: np.ndarray) -> float:
+    import torch
+    import torch.nn.functional as F
+
+    model.eval()
+    with torch.no_grad():
+        z = torch.cat([_lot_logits(model, torch.from_numpy(x[i : i + 64]).float()) for i in range(0, len(x), 64)])
+    z, t = z.reshape(-1, z.shape[-1]), torch.from_numpy(y.reshape(-1))
+    best, best_nll = 1.0, float("inf")
+    for temperature in np.exp(np.linspace(np.log(0.5), np.log(4.0), 61)):
+        nll = float(F.cross_entropy(z / float(temperature), t))
+        if nll < best_nll:
+            best, best_nll = float(temperature), nll
+    return best
+
+
+def _numpy_probs(weights: dict[str, np.ndarray], temperature: float, x: np.ndarray) -> np.ndarray:
+    """The runtime's own inference (boardcam.vision.lot_net), so what is reported is what ships."""
+    from boardcam.vision.lot_net import probabilities
+
+    model = dict(weights, temperature=temperature)
+    return np.stack([probabilities(planes.transpose(1, 2, 0).astype(np.float32), model)  # type: ignore[arg-type]
+                     for planes in x])
+
+
+def _evaluate(weights: dict[str, np.ndarray], temperature: float, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    p = _numpy_probs(weights, temperature, x)
+    pred, conf = p.argmax(2), p.max(2)
+    right = pred == y
+    flag = x[:, 8, 0, 0] > 0.5
+    return {
+        "lot_accuracy": round(float(right.mean()), 5),
+        "lot_accuracy_templates": round(float(right[~flag].mean()), 5),
+        "lot_accuracy_reference": round(float(right[flag].mean()), 5),
+        "board_exact": round(float(right.all(1).mean()), 4),
+        "wrong_with_p_0.9": round(float((~right & (conf >= 0.9)).mean()), 6),
+    }
+
+
+def _confidence_map(weights: dict[str, np.ndarray], temperature: float, x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    from train_lot_model import isotonic, sure_from
+
+    p = _numpy_probs(weights, temperature, x)
+    raw, right = p.max(2).ravel(), (p.argmax(2) == y).ravel()
+    xs, ys = isotonic(raw, right.astype(float))
+    return {"x": xs.tolist(), "y": ys.tolist(), "sure_from": sure_from(raw, right)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("first", type=int, nargs="?", default=SEED0)
+    p.add_argument("count", type=int, nargs="?", default=1200)
+    p.add_argument("--jobs", type=int, default=2)
+    f = sub.add_parser("fit")
+    f.add_argument("--epochs", type=int, default=30)
+    f.add_argument("--hold-out-edition", default=None)
+    f.add_argument("--scenes", type=int, default=None, help="use only the first N cached scenes")
+    f.add_argument("-o", "--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    if args.what == "prepare":
+        prepare(args.first, args.count, args.jobs)
+    else:
+        fit(args.epochs, args.hold_out_edition, scenes=args.scenes, out=args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""The board network's plumbing: layout, convolution, marginals, input planes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from boardcam.vision import lot_net
+from boardcam.vision.tiles import lot_grid
+
+
+def test_board_image_is_the_inverse_of_lot_grid():
+    rng = np.random.default_rng(0)
+    board = rng.normal(size=(160, 128, 3)).astype(np.float32)
+    assert np.array_equal(lot_net.board_image(lot_grid(board, 16)), board)
+
+
+def _naive_conv(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, stride: int, padding: int) -> np.ndarray:
+    out_c, in_c, k, _ = weight.shape
+    x = np.pad(x, ((padding, padding), (padding, padding), (0, 0)))
+    h, w = (x.shape[0] - k) // stride + 1, (x.shape[1] - k) // stride + 1
+    out = np.zeros((h, w, out_c), np.float64)
+    for i in range(h):
+        for j in range(w):
+            patch = x[i * stride : i * stride + k, j * stride : j * stride + k]  # (k, k, C)
+            out[i, j] = np.einsum("yxc,ocyx->o", patch, weight) + bias
+    return out
+
+
+@pytest.mark.parametrize("k,stride,padding", [(3, 1, 1), (3, 2, 1), (4, 4, 0), (2, 2, 0), (1, 1, 0)])
+def test_convolution_matches_the_definition(k: int, stride: int, padding: int):
+    rng = np.random.default_rng(k * 10 + stride)
+    x = rng.normal(size=(12, 8, 3)).astype(np.float32)
+    weight = rng.normal(size=(5, 3, k, k)).astype(np.float32)
+    bias = rng.normal(size=5).astype(np.float32)
+    got = lot_net._conv(x, weight, bias, stride, padding)
+    assert np.allclose(got, _naive_conv(x, weight, bias, stride, padding), atol=1e-4)
+
+
+def _random_model(seed: int = 0) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
+    widths = [lot_net.INPUT_CHANNELS, 6, 6, 6, 6, 6, 6, 6, lot_net.OUTPUTS]
+    model: dict[str, object] = {"temperature": 1.0}
+    for (name, k, _s, _p), c_in, c_out in zip(lot_net.LAYERS, widths[:-1], widths[1:]):
+        model[f"{name}.weight"] = rng.normal(0, 0.3, (c_out, c_in, k, k)).astype(np.float32)
+        model[f"{name}.bias"] = rng.normal(0, 0.1, c_out).astype(np.float32)
+    return model
+
+
+def _geometry(centre: tuple[float, float, float] = (2.0, 2.5, 8.0)) -> SimpleNamespace:
+    return SimpleNamespace(margin_px=16, tile_px=32, camera_centre=np.array(centre))
+
+
+def test_probabilities_give_one_distribution_per_lot_in_lot_order():
+    rng = np.random.default_rng(1)
+    lab = rng.normal(50, 10, (192, 160, 3)).astype(np.float32)
+    expected = lot_grid(lab[16:-16, 16:-16], 16)
+    planes = lot_net.net_input(lab, _geometry(), expected, with_reference=True)
+    assert planes.shape == (192, 160, lot_net.INPUT_CHANNELS)
+    p = lot_net.probabilities(planes, _random_model())
+    assert p.shape == (80, lot_net.OUTPUTS)
+    assert np.allclose(p.sum(1), 1.0)
+    # a change confined to lot A1 (bottom left of the board) moves A1's answer far more than H10's
+    changed = lab.copy()
+    changed[192 - 32 : 192 - 16, 16:32] += 30.0
+    q = lot_net.probabilities(lot_net.net_input(changed, _geometry(), expected, True), _random_model())
+    moved = np.abs(q - p).sum(1)
+    assert moved[0] > 10 * moved[79]
+
+
+def test_input_planes_take_the_board_lightness_off_and_lean_outward():
+    lab = np.full((192, 160, 3), 60.0, np.float32)
+    expected = np.full((80, 16, 16, 3), 60.0, np.float32)
+    brighter = lot_net.net_input(lab + np.array([20.0, 0, 0], np.float32), _geometry(), expected + 20.0 * np.array([1, 0, 0]), False)
+    planes = lot_net.net_input(lab, _geometry(), expected, False)
+    assert np.allclose(planes[..., :6], brighter[..., :6], atol=1e-5)
+    assert planes[..., 8].max() == 0.0
+    lean_x, lean_y = planes[..., 6], planes[..., 7]
+    # camera above x = 2 tiles, y = 2.5 tiles: left of it points lean left, above it lean up
+    assert lean_x[:, 16].mean() < 0 < lean_x[:, -17].mean()
+    assert lean_y[-17, :].mean() < 0 < lean_y[16, :].mean()
+
+
+def test_marginals_and_taught_colours_keep_the_kind():
+    rng = np.random.default_rng(2)
+    joint = lot_net.structures(rng.dirichlet(np.ones(lot_net.OUTPUTS), size=80))
+    assert joint.shape == (80, len(lot_net.CLASSES)) and np.allclose(joint.sum(1), 1.0)
+    kind, dome, tower, cap = lot_net.marginals(joint)
+    for part in (kind, dome, cap):
+        assert np.allclose(part.sum(1), 1.0)
+    assert np.allclose(tower[:, :3].sum(1), 1.0) and np.all(tower[:, 3] == 0)
+    dome_taught = np.tile([0.0, 0.0, 0.0, 1.0], (80, 1))
+    tower_taught = np.tile([0.0, 1.0, 0.0, 0.0], (80, 1))
+    taught = lot_net.with_colours(joint, dome_taught, tower_taught)
+    k2, d2, t2, c2 = lot_net.marginals(taught)
+    assert np.allclose(k2, kind) and np.allclose(c2.sum(1), 1.0)
+    assert np.allclose(d2[:, 3], 1.0) and np.allclose(t2[:, 1], 1.0)
+
+
+def test_missing_weights_mean_no_network(tmp_path: Path):
+    assert lot_net.load_model(tmp_path / "absent.npz") is None
+    assert lot_net.confidence_map(None) is None

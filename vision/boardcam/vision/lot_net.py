@@ -1,0 +1,217 @@
+"""Read every lot at once with a small convolutional network over the whole board.
+
+Why a network over the board and not a classifier per lot: what decides a
+lot is often next door.  A 44 mm pyramid leans outward from the camera's
+nadir by up to a lot, so its apex and cap lie over the neighbouring lot; a
+low lamp throws its shadow two lots further; a flat coin of the tile's own
+colour shows only as a thin rim.  A per-lot feature vector cannot tell "my
+neighbour's tower leans over me" from "a tower stands on me".  A network
+whose receptive field spans three lots, fed with the lean direction, can.
+
+Inputs (one image, ``INPUT_CHANNELS`` planes over the warped board and its
+one-lot margin, ``LOT_PX`` per lot):
+
+* the frame's Lab, and the *empty* look of every lot (the setup reference,
+  or the frame's own guild templates when there is none), both with the
+  board's median lightness taken off, so a dimmer lamp is not a change;
+* the lean vector: where a point one tile unit high appears, relative to its
+  base, from the camera position the homography implies;
+* whether the empty look came from a reference (exact) or from templates
+  (approximate, icons may be misplaced).
+
+Output per lot: one of ``CLASSES`` (empty, a dome of four colours, a tower
+of three colours with no cap, a white or a black cap) or ``COVERED`` (a hand
+or an arm over it: say so rather than guess), as probabilities.
+
+Inference is plain numpy (im2col and one matrix product per layer): the
+network is ~100 k weights and ~60 M multiply-adds, a few milliseconds on one
+core, and needs nothing beyond what the vision already imports.  The
+weights (``lot_net.npz``) are fitted by ``benchmarks/train_lot_net.py`` on
+generated scenes whose seeds are disjoint from the benchmarks'.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL
+
+WEIGHTS = Path(__file__).with_name("lot_net.npz")
+
+STRUCTURE_COLOURS = ("red", "blue", "green", "black")
+CAPS = (None, "white", "black")
+CLASSES: tuple[tuple[str | None, str | None, str | None], ...] = (
+    (None, None, None),
+    *(("dome", c, None) for c in STRUCTURE_COLOURS),
+    *(("tower", c, cap) for c in STRUCTURE_COLOURS[:3] for cap in CAPS),
+)
+COVERED = len(CLASSES)  # one more output: a hand, an arm or a sleeve over the lot
+OUTPUTS = len(CLASSES) + 1
+INPUT_CHANNELS = 9  # seen Lab, empty Lab, lean x/y, reference flag
+L_SCALE, AB_SCALE = 25.0, 25.0
+
+
+def board_image(lots: np.ndarray) -> np.ndarray:
+    """Lots (80, s, s, C) by lot id back into a board image, row 10 at the top (inverse of ``lot_grid``)."""
+    n, s = lots.shape[:2]
+    grid = lots.reshape(LOTS_TALL, LOTS_WIDE, s, s, -1)[::-1]
+    return np.ascontiguousarray(grid.transpose(0, 2, 1, 3, 4)).reshape(LOTS_TALL * s, LOTS_WIDE * s, -1)
+
+
+@lru_cache(maxsize=8)
+def _lean_planes(height: int, width: int, margin: int, tile_px: int, centre: tuple[float, float, float]) -> np.ndarray:
+    """(H, W, 2): per pixel, how far (in tiles) a point one tile up appears displaced, x right and y up."""
+    cx, cy, cz = centre
+    u = (np.arange(width, dtype=np.float32) + 0.5 - margin) / tile_px
+    v = TILES_TALL - (np.arange(height, dtype=np.float32) + 0.5 - margin) / tile_px
+    scale = 1.0 / max(cz - 1.0, 0.5)
+    lean_x = np.broadcast_to((u[None, :] - cx) * scale, (height, width))
+    lean_y = np.broadcast_to((v[:, None] - cy) * scale, (height, width))
+    return np.stack([lean_x, lean_y], axis=-1).astype(np.float32)
+
+
+def net_input(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool) -> np.ndarray:
+    """The network's input planes (H, W, INPUT_CHANNELS) for one warped Lab frame (margin included).
+
+    ``expected`` is every lot's empty look (80, s, s, 3) as the frame is seen
+    (not turned); the margin's empty look is the margin itself.
+    """
+    m = geometry.margin_px
+    seen = np.asarray(lab_all, np.float32)
+    empty = seen.copy()
+    h, w = seen.shape[:2]
+    empty[m : h - m, m : w - m] = board_image(expected.astype(np.float32))
+    base = float(np.median(seen[m : h - m : 2, m : w - m : 2, 0]))
+    planes = np.empty((h, w, INPUT_CHANNELS), np.float32)
+    planes[..., 0] = (seen[..., 0] - base) / L_SCALE
+    planes[..., 1:3] = seen[..., 1:] / AB_SCALE
+    planes[..., 3] = (empty[..., 0] - base) / L_SCALE
+    planes[..., 4:6] = empty[..., 1:] / AB_SCALE
+    centre = tuple(round(float(c), 4) for c in geometry.camera_centre)
+    planes[..., 6:8] = _lean_planes(h, w, m, geometry.tile_px, centre)  # type: ignore[arg-type]
+    planes[..., 8] = 1.0 if with_reference else 0.0
+    return planes
+
+
+# ----------------------------------------------------------------------------- the network
+
+# (name, kernel, stride, padding): the layers as fitted; every one but the last is followed by ReLU
+LAYERS = (
+    ("stem", 4, 4, 0),  # 4 x 4 pixel patches: 4 x 4 cells per lot
+    ("conv2", 3, 1, 1),
+    ("conv3", 3, 2, 1),  # 2 x 2 per lot
+    ("conv4", 3, 1, 1),
+    ("conv5", 2, 2, 0),  # one cell per lot (the margin is one lot wide)
+    ("conv6", 3, 1, 1),  # neighbouring lots' evidence together
+    ("head1", 1, 1, 0),
+    ("head2", 1, 1, 0),
+)
+
+
+def _conv(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, stride: int, padding: int) -> np.ndarray:
+    """2-D convolution of (H, W, C) with torch-layout (O, C, k, k) weights: (H', W', O).
+
+    The k x k shifted, strided views are laid side by side (im2col) and
+    multiplied with the weights once: one BLAS call per layer.
+    """
+    out_c, in_c, k, _ = weight.shape
+    if padding:
+        x = np.pad(x, ((padding, padding), (padding, padding), (0, 0)))
+    h = (x.shape[0] - k) // stride + 1
+    w = (x.shape[1] - k) // stride + 1
+    if k == 1:
+        cols = x.reshape(h * w, in_c)
+    else:
+        views = [x[dy : dy + stride * h : stride, dx : dx + stride * w : stride] for dy in range(k) for dx in range(k)]
+        cols = np.concatenate(views, axis=2).reshape(h * w, k * k * in_c)
+    return (cols @ _matrix(weight) + bias).reshape(h, w, out_c)  # type: ignore[no-any-return]
+
+
+def _matrix(weight: np.ndarray) -> np.ndarray:
+    """Torch-layout weights as the (k*k*C, O) matrix that multiplies im2col rows (dy, dx, channel)."""
+    out_c = weight.shape[0]
+    return np.ascontiguousarray(weight.transpose(2, 3, 1, 0).reshape(-1, out_c))
+
+
+def logits(planes: np.ndarray, model: dict[str, Any]) -> np.ndarray:
+    """Per-lot output logits (80, OUTPUTS) by lot id, from (H, W, INPUT_CHANNELS) planes."""
+    x = planes
+    for i, (name, _k, stride, padding) in enumerate(LAYERS):
+        x = _conv(x, model[f"{name}.weight"], model[f"{name}.bias"], stride, padding)
+        if i < len(LAYERS) - 1:
+            np.maximum(x, 0.0, out=x)
+    cells = x[1:-1, 1:-1]  # drop the margin's ring of cells: (10, 8, classes), row 10 first
+    return np.ascontiguousarray(cells[::-1]).reshape(LOTS_TALL * LOTS_WIDE, -1)
+
+
+def probabilities(planes: np.ndarray, model: dict[str, Any]) -> np.ndarray:
+    """Per-lot output probabilities (80, OUTPUTS), temperature-scaled as fitted."""
+    z = logits(planes, model) / float(model.get("temperature", 1.0))
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=2)
+def load_model(path: Path = WEIGHTS) -> dict[str, Any] | None:
+    """The fitted weights, or None when they are not there (the feature classifiers are used then)."""
+    if not path.exists():
+        return None
+    with np.load(path) as data:
+        model: dict[str, Any] = {k: data[k].astype(np.float32) for k in data.files}
+    model["temperature"] = float(model.get("temperature", 1.0))
+    return model
+
+
+def confidence_map(model: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The fitted map from the answer's probability to its held-out accuracy (see reader.calibrated)."""
+    if model is None or "confidence_x" not in model:
+        return None
+    return {"x": np.asarray(model["confidence_x"]).tolist(), "y": np.asarray(model["confidence_y"]).tolist(),
+            "sure_from": float(model["sure_from"])}
+
+
+DOMES = slice(1, 5)
+TOWERS = slice(5, 14)
+
+
+def structures(output: np.ndarray) -> np.ndarray:
+    """The structure classes alone (80, len(CLASSES)), renormalised: what stands there if it is not covered."""
+    part = output[:, : len(CLASSES)]
+    return part / np.maximum(part.sum(1, keepdims=True), 1e-12)  # type: ignore[no-any-return]
+
+
+def marginals(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The structure answer (80, len(CLASSES)) summed out: kind (80, 3), dome colour (80, 4),
+    tower colour (80, 4), cap (80, 3)."""
+    towers = joint[:, TOWERS].reshape(-1, 3, 3)  # colour x cap
+    kind = np.column_stack([joint[:, 0], joint[:, DOMES].sum(1), towers.sum((1, 2))])
+    dome = joint[:, DOMES] / np.maximum(joint[:, DOMES].sum(1, keepdims=True), 1e-12)
+    tower = np.zeros((len(joint), 4))
+    tower[:, :3] = towers.sum(2)
+    tower /= np.maximum(tower.sum(1, keepdims=True), 1e-12)
+    cap = towers.sum(1)
+    cap = cap / np.maximum(cap.sum(1, keepdims=True), 1e-12)
+    return kind, dome, tower, cap
+
+
+def with_colours(joint: np.ndarray, dome_colours: np.ndarray, tower_colours: np.ndarray) -> np.ndarray:
+    """The joint answer with each piece's colour replaced by taught colour probabilities.
+
+    Kind and cap stay the network's; the colour given the kind is the
+    calibration's (domes over four colours, towers over red/blue/green).
+    """
+    kind, _, _, _ = marginals(joint)
+    towers = joint[:, TOWERS].reshape(-1, 3, 3)
+    cap_given_colour = towers / np.maximum(towers.sum(2, keepdims=True), 1e-12)
+    tower_c = tower_colours[:, :3] / np.maximum(tower_colours[:, :3].sum(1, keepdims=True), 1e-12)
+    dome_c = dome_colours / np.maximum(dome_colours.sum(1, keepdims=True), 1e-12)
+    out = np.empty_like(joint)
+    out[:, 0] = kind[:, 0]
+    out[:, DOMES] = kind[:, 1:2] * dome_c
+    out[:, TOWERS] = (kind[:, 2:3, None] * tower_c[:, :, None] * cap_given_colour).reshape(-1, 9)
+    return out
