@@ -158,6 +158,31 @@ def test_an_unsure_reading_looks_again_and_never_warns(game, boards):
     assert out.light is Light.RED
 
 
+def test_a_lot_that_stays_unsure_does_not_hold_up_the_move(boards):
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[:4]:
+        referee.observe(seen(doc))
+    assert referee.game.ply == 3
+    # the next move is read confidently, but an empty lot elsewhere reads as an unsure dome
+    new_lot = next(lot for lot in boards[4]["structures"] if lot not in boards[3]["structures"])
+    ghost = next(f"{c}{r}" for r in range(1, 11) for c in "ABCDEFGH"
+                 if f"{c}{r}" not in boards[4]["structures"])
+    doc = copy.deepcopy(boards[4])
+    doc["structures"][ghost] = {"kind": "dome", "color": "black"}
+    for _ in range(2):
+        out = referee.observe(seen(doc, {ghost: 0.4, new_lot: 0.97}))
+        assert out.light is Light.AMBER and out.screen.lot == ghost and referee.game.ply == 3
+    out = referee.observe(seen(doc, {ghost: 0.4, new_lot: 0.97}))
+    assert out.light is Light.GREEN and referee.game.ply == 4
+    assert referee.game.moves[-1].lot == LOT_NAMES.index(new_lot)
+    # an unsure lot alone is still only looked at, never accepted nor warned about
+    alone = copy.deepcopy(boards[4])
+    alone["structures"][ghost] = {"kind": "dome", "color": "black"}
+    for _ in range(4):
+        out = referee.observe(seen(alone, {ghost: 0.4}))
+        assert out.light is Light.AMBER and referee.game.ply == 4
+
+
 def test_low_confidence_on_an_unchanged_lot_does_not_matter(boards):
     referee = started(boards, 3)
     some_lot = next(iter(boards[3]["structures"]))

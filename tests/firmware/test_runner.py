@@ -15,11 +15,14 @@ COVERED = 1  # pixel value the fake vision treats as "a hand over the board edge
 
 
 class FakePose:
-    def __init__(self, name):
+    CORNERS = {"A1": [0, 0], "H1": [9, 0], "H10": [9, 9], "A10": [0, 9]}
+
+    def __init__(self, name, corners=None):
         self.name = name
+        self.corners = corners or self.CORNERS
 
     def to_json(self):
-        return {"corners_px": {"A1": [0, 0], "H1": [9, 0], "H10": [9, 9], "A10": [0, 9]}}
+        return {"corners_px": self.corners}
 
 
 @pytest.fixture
@@ -36,7 +39,7 @@ def fake_vision(monkeypatch):
         board = boards[calls["board"]]
         return SimpleNamespace(position=Position.from_json(board), position_dict=board,
                                lot_confidence={"A1": 0.9}, tile_confidence={"A1": 0.95}, occluded=False,
-                               pose=pose or FakePose("found"))
+                               pose=pose or calls.get("found") or FakePose("found"))
 
     def empty_board_reference(image, pose, **kwargs):
         calls["references"] += 1
@@ -76,6 +79,18 @@ def test_a_bump_makes_it_search_again_without_the_stale_reading(fake_vision):
     fake_vision["drift"] = "steady"
     reader(IMAGE)
     assert fake_vision["reads"][-1]["previous"] is not None
+
+
+def test_a_refound_board_keeps_the_games_corner_names(fake_vision):
+    reader = VisionReader(None)
+    reader(IMAGE)
+    fake_vision["drift"] = "moved"
+    fake_vision["found"] = FakePose("turned", {"A1": [9, 9], "H1": [0, 9], "H10": [0, 0], "A10": [9, 0]})
+    reader.board_moved()
+    reader(IMAGE)
+    assert fake_vision["reads"][-2]["pose"] is None  # searched, found with row 1 on the other side...
+    again = fake_vision["reads"][-1]["pose"].to_json()["corners_px"]  # ...and read again named as before
+    assert {k: [round(v) for v in p] for k, p in again.items()} == FakePose.CORNERS
 
 
 def test_a_failed_search_falls_back_to_the_last_pose(fake_vision):

@@ -280,7 +280,12 @@ class Referee:
         after, unsure = self._merge_looks(after, changed, observation.lot_confidence)
         self._note_arrivals(after)  # an unsure look still shows that something is there
         if unsure:
-            return self._looking(unsure)
+            if self._looks < self.max_looks or set(unsure) == set(changed):
+                return self._looking(unsure)
+            # Looked enough: a lot that stays unsure must not hold up a move read
+            # confidently elsewhere.  It counts as it was; once it reads clearly,
+            # whatever it shows is judged then (a late move is caught up).
+            after = _as_accepted(after, self.accepted, unsure)
         if not after.structures and len(self.accepted.structures) >= 2:
             return self._cleared_mid_game(observation, after)
         self._looks = 0
@@ -856,6 +861,18 @@ def _changed_lots(before: Position, after: Position) -> list[str]:
     return sorted((LOT_NAMES[lot] for lot in lots
                    if before.structures.get(lot) != after.structures.get(lot)),
                   key=parse_lot)
+
+
+def _as_accepted(after: Position, accepted: Position, lots: list[str]) -> Position:
+    """``after`` with ``lots`` showing what the accepted position has there."""
+    doc = after.to_json()
+    was = accepted.to_json()["structures"]
+    for lot in lots:
+        if lot in was:
+            doc["structures"][lot] = was[lot]
+        else:
+            doc["structures"].pop(lot, None)
+    return Position.from_json(doc)
 
 
 def _disputed_lots(accepted: Position, after: Position) -> list[int]:

@@ -99,14 +99,16 @@ class VisionReader:
         return reading
 
     def _same_naming(self, image: np.ndarray, reading: Any) -> Any:
+        """The search names row 1 by its own rule; the game's naming (and its reference) must survive."""
         from boardcam.calibration.board import match_orientation
+        from boardcam.calibration.drift import corner_points
         from boardcam.vision.models import BoardPose
 
-        points = match_orientation(reading.pose.to_json()["corners_px"], self._pose.to_json()["corners_px"])
-        pose = BoardPose.from_points(points)
-        if pose.ordered() == reading.pose.ordered():
+        found = reading.pose.to_json()["corners_px"]
+        points = match_orientation(found, self._pose.to_json()["corners_px"])
+        if np.allclose(points, corner_points(found)):
             return reading
-        return self._read_board(image, pose=pose, reference=self._reference, **self._parts)
+        return self._read_board(image, pose=BoardPose.from_points(points), reference=self._reference, **self._parts)
 
     def _bumped(self, image: np.ndarray) -> bool:
         import cv2
