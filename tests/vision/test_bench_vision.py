@@ -31,6 +31,10 @@ def test_tally_counts_confident_mistakes_and_missing_boards():
     assert figures["lot_accuracy"] == pytest.approx(79 / 160)
     assert figures["confident_wrong"] == pytest.approx(1 / 160)
     assert figures["board_not_found"] == 1 and figures["occluded_frames"] == 1 and figures["occluded_flagged"] == 0
+    assert figures["clean_flagged_occluded"] == 0.0
+    FakeReading.occluded = True  # a clean frame flagged: counted against the frames that were read
+    tally.add(FakeReading(), truth, occluded=False)
+    assert tally.figures()["clean_flagged_occluded"] == pytest.approx(1 / 2)
 
 
 def test_bench_reports_known_pose_and_from_scratch_figures():

@@ -132,3 +132,18 @@ def test_previous_reading_keeps_unchanged_lots_and_rereads_the_changed_one():
 
 def _lot(name: str) -> int:
     return (int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])
+
+
+@pytest.mark.parametrize("yaw", [10.0, 190.0])
+def test_a_mat_gives_the_corners_and_the_reader_names_them(yaw):
+    """Markers fix where the array is; A1 is still the end of the lower short edge, and a
+    mat of unknown tile size (here 70 mm tiles, the default mat is for 51 mm) is refined
+    onto the tile grid itself."""
+    from scenegen import Mat, random_scene
+
+    sc = random_scene(3, size=(960, 720), mat=Mat(), hand=None, yaw_deg=yaw, tile_mm=70.0, tilt_deg=0.0)
+    corners, _ = truth_in_reader_convention(sc.truth)
+    got = read_board(sc.image)
+    lot = np.hypot(*(np.array(corners["H1"]) - corners["A1"])) / 8
+    for name, point in corners.items():
+        assert np.hypot(*(np.array(got.corners_px[name]) - point)) < 0.25 * lot, name

@@ -414,6 +414,8 @@ def read_board(
         tiles, tile_conf = dict(previous.tiles), dict(previous.tile_confidence)
         for lot in np.flatnonzero(kept):
             lot = int(lot)
+            if _confidently_otherwise(lots[lot], lot_conf[_lot_name(lot)], previous.lots[lot]):
+                continue  # a faint piece (a coin on its own colour) may change a lot less than the bar
             lots[lot] = previous.lots[lot]
             lot_conf[_lot_name(lot)] = previous.lot_confidence[_lot_name(lot)]
             lot_lab[lot] = previous.lot_lab[lot]  # type: ignore[index]
@@ -466,6 +468,15 @@ def _believed_empty(previous: Reading | None) -> np.ndarray | None:
     for name in previous.occluded_lots:
         empty[_lot_id(name)] = False
     return empty
+
+
+SURE = 0.9  # calibrated confidence from which a fresh answer overrides a kept one
+
+
+def _confidently_otherwise(fresh: LotReading, confidence: float, kept: LotReading) -> bool:
+    """Whether this frame reads the lot, surely, as something else than the answer it would keep."""
+    same = (fresh.kind, fresh.colour, fresh.cap) == (kept.kind, kept.colour, kept.cap)
+    return not same and confidence >= SURE
 
 
 SAME_POSE_PX = 1.0  # corners further apart than this: the lots are sampled elsewhere, compare nothing
