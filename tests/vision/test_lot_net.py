@@ -103,3 +103,15 @@ def test_marginals_and_taught_colours_keep_the_kind():
 def test_missing_weights_mean_no_network(tmp_path: Path):
     assert lot_net.load_model(tmp_path / "absent.npz") is None
     assert lot_net.confidence_map(None) is None
+
+
+@pytest.mark.parametrize("with_reference", [False, True])
+def test_reading_without_building_the_planes_gives_the_same_answer(with_reference: bool):
+    rng = np.random.default_rng(3)
+    lab = rng.normal(50, 10, (192, 160, 3)).astype(np.float32)
+    expected = rng.normal(50, 10, (80, 16, 16, 3)).astype(np.float32)
+    model = _random_model(4)
+    planes = lot_net.net_input(lab, _geometry(), expected, with_reference)
+    direct = lot_net.probabilities(planes, model)
+    for _ in range(2):  # the second time from the per-pose cache
+        assert np.allclose(lot_net.read_lots(lab, _geometry(), expected, with_reference, model), direct, atol=1e-5)

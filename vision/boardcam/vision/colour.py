@@ -44,7 +44,10 @@ def shades_of_grey_gains(bgr: np.ndarray, mask: np.ndarray | None = None, p: flo
     pixels = pixels[pixels.max(axis=1) < 250]  # clipped highlights lie about the colour
     if len(pixels) == 0:
         return np.ones(3)
-    norm = (np.mean((pixels / 255.0) ** p, axis=0) ** (1.0 / p)).astype(np.float64)
+    if p == 1.0:  # the grey-world mean: no powers to take
+        norm = (pixels.mean(axis=0) / 255.0).astype(np.float64)
+    else:
+        norm = (np.mean((pixels / 255.0) ** p, axis=0) ** (1.0 / p)).astype(np.float64)
     norm = np.maximum(norm, 1e-4)
     gains = norm.mean() / norm
     return np.clip(gains, 0.4, 2.5)
@@ -116,7 +119,17 @@ BOARD_P = 1.0
 
 def board_gains(board_bgr: np.ndarray) -> np.ndarray:
     """White-balance gains estimated from the tile array itself (see BOARD_P)."""
-    return shades_of_grey_gains(board_bgr, p=BOARD_P)
+    if BOARD_P != 1.0 or board_bgr.size // 3 > 12000 * 2:
+        return shades_of_grey_gains(board_bgr, p=BOARD_P)
+    # grey-world on every unclipped pixel (what shades_of_grey_gains does for p = 1 on
+    # an image this small), in OpenCV's loops: this runs on every frame
+    board = np.ascontiguousarray(board_bgr, dtype=np.uint8)
+    blue, green, red = cv2.split(board)
+    unclipped = cv2.compare(cv2.max(cv2.max(blue, green), red), 250, cv2.CMP_LT)
+    if cv2.countNonZero(unclipped) == 0:
+        return np.ones(3)
+    norm = np.maximum(np.array(cv2.mean(board, unclipped)[:3], np.float64) / 255.0, 1e-4)
+    return np.clip(norm.mean() / norm, 0.4, 2.5)  # type: ignore[no-any-return]
 
 
 def gains_matching(frame_lots: np.ndarray, reference_lab: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:

@@ -82,15 +82,14 @@ def net_input(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_ref
     """
     m = geometry.margin_px
     seen = np.asarray(lab_all, np.float32)
-    empty = seen.copy()
     h, w = seen.shape[:2]
-    empty[m : h - m, m : w - m] = board_image(expected.astype(np.float32))
     base = float(np.median(seen[m : h - m : 2, m : w - m : 2, 0]))
+    shift = np.array([base, 0.0, 0.0], np.float32)
+    scale = np.array([1.0 / L_SCALE, 1.0 / AB_SCALE, 1.0 / AB_SCALE], np.float32)
     planes = np.empty((h, w, INPUT_CHANNELS), np.float32)
-    planes[..., 0] = (seen[..., 0] - base) / L_SCALE
-    planes[..., 1:3] = seen[..., 1:] / AB_SCALE
-    planes[..., 3] = (empty[..., 0] - base) / L_SCALE
-    planes[..., 4:6] = empty[..., 1:] / AB_SCALE
+    planes[..., 0:3] = (seen - shift) * scale
+    planes[..., 3:6] = planes[..., 0:3]  # the margin's empty look is the margin itself
+    planes[m : h - m, m : w - m, 3:6] = (board_image(expected.astype(np.float32, copy=False)) - shift) * scale
     centre = tuple(round(float(c), 4) for c in geometry.camera_centre)
     planes[..., 6:8] = _lean_planes(h, w, m, geometry.tile_px, centre)  # type: ignore[arg-type]
     planes[..., 8] = 1.0 if with_reference else 0.0
@@ -125,6 +124,8 @@ def _conv(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, stride: int, padd
     w = (x.shape[1] - k) // stride + 1
     if k == 1:
         cols = x.reshape(h * w, in_c)
+    elif k == stride and padding == 0:  # non-overlapping patches: a reshape, no copies of views
+        cols = x[: h * k, : w * k].reshape(h, k, w, k, in_c).transpose(0, 2, 1, 3, 4).reshape(h * w, k * k * in_c)
     else:
         views = [x[dy : dy + stride * h : stride, dx : dx + stride * w : stride] for dy in range(k) for dx in range(k)]
         cols = np.concatenate(views, axis=2).reshape(h * w, k * k * in_c)
@@ -139,13 +140,79 @@ def _matrix(weight: np.ndarray) -> np.ndarray:
 
 def logits(planes: np.ndarray, model: dict[str, Any]) -> np.ndarray:
     """Per-lot output logits (80, OUTPUTS) by lot id, from (H, W, INPUT_CHANNELS) planes."""
-    x = planes
-    for i, (name, _k, stride, padding) in enumerate(LAYERS):
+    return _after_stem(_conv(planes, model["stem.weight"], model["stem.bias"], *LAYERS[0][2:]), model)
+
+
+def _after_stem(x: np.ndarray, model: dict[str, Any]) -> np.ndarray:
+    np.maximum(x, 0.0, out=x)
+    for i, (name, _k, stride, padding) in enumerate(LAYERS[1:], 1):
         x = _conv(x, model[f"{name}.weight"], model[f"{name}.bias"], stride, padding)
         if i < len(LAYERS) - 1:
             np.maximum(x, 0.0, out=x)
     cells = x[1:-1, 1:-1]  # drop the margin's ring of cells: (10, 8, classes), row 10 first
     return np.ascontiguousarray(cells[::-1]).reshape(LOTS_TALL * LOTS_WIDE, -1)
+
+
+def read_lots(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool,
+              model: dict[str, Any]) -> np.ndarray:
+    """``probabilities(net_input(...))`` without building the input planes: (80, OUTPUTS).
+
+    The stem is linear in its input, so its weights take the planes'
+    scaling, the lightness offset becomes a bias, and the lean and
+    reference-flag planes (fixed while the camera is) add a stem output
+    cached per pose.  Interleaving nine planes costs more than the stem itself.
+    """
+    m = geometry.margin_px
+    seen = np.asarray(lab_all, np.float32)
+    h, w = seen.shape[:2]
+    base = float(np.median(seen[m : h - m : 2, m : w - m : 2, 0]))
+    empty = seen.copy()
+    empty[m : h - m, m : w - m] = board_image(expected.astype(np.float32, copy=False))
+    stem = _stem_parts(model)
+    centre = tuple(round(float(c), 4) for c in geometry.camera_centre)
+    fixed = _fixed_stem(model, stem, h, w, m, geometry.tile_px, centre, with_reference)
+    x = _patches(seen) @ stem["seen"] + _patches(empty) @ stem["empty"]
+    x = x.reshape(fixed.shape) + fixed - base * stem["per_light"]
+    z = _after_stem(x, model) / float(model.get("temperature", 1.0))
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+
+def _patches(x: np.ndarray) -> np.ndarray:
+    """The stem's non-overlapping k x k patches of (H, W, C) as rows (dy, dx, channel)."""
+    k = LAYERS[0][1]
+    h, w, c = x.shape[0] // k, x.shape[1] // k, x.shape[2]
+    return x[: h * k, : w * k].reshape(h, k, w, k, c).transpose(0, 2, 1, 3, 4).reshape(h * w, k * k * c)
+
+
+def _stem_parts(model: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The stem's weights split by input plane, with the planes' scaling folded in (cached on the model)."""
+    if "_stem" not in model:
+        weight = model["stem.weight"]  # (O, INPUT_CHANNELS, k, k)
+        scale = np.array([1.0 / L_SCALE, 1.0 / AB_SCALE, 1.0 / AB_SCALE], np.float32)[None, :, None, None]
+        model["_stem"] = {
+            "seen": _matrix(weight[:, 0:3] * scale),
+            "empty": _matrix(weight[:, 3:6] * scale),
+            "per_light": ((weight[:, 0] + weight[:, 3]).sum(axis=(1, 2)) / L_SCALE).astype(np.float32),
+            "cache": {},
+        }
+    return model["_stem"]  # type: ignore[no-any-return]
+
+
+def _fixed_stem(model: dict[str, Any], stem: dict[str, Any], h: int, w: int, m: int, tile_px: int,
+                centre: tuple[float, float, float], with_reference: bool) -> np.ndarray:
+    """The stem's output from the lean and flag planes plus its bias: (h/k, w/k, O), per pose."""
+    key = (h, w, m, tile_px, centre, with_reference)
+    if key not in stem["cache"]:
+        if len(stem["cache"]) > 8:
+            stem["cache"].clear()
+        planes = np.zeros((h, w, 3), np.float32)
+        planes[..., 0:2] = _lean_planes(h, w, m, tile_px, centre)
+        planes[..., 2] = 1.0 if with_reference else 0.0
+        weight = model["stem.weight"][:, 6:9]
+        stem["cache"][key] = _conv(planes, weight, model["stem.bias"], LAYERS[0][2], LAYERS[0][3])
+    return stem["cache"][key]  # type: ignore[no-any-return]
 
 
 def probabilities(planes: np.ndarray, model: dict[str, Any]) -> np.ndarray:

@@ -117,7 +117,7 @@ def plain_templates(canon: np.ndarray, lot_guild: np.ndarray, piece: np.ndarray 
             continue
         free = members[piece[members] < 0.5]
         use = free if len(free) >= 4 else members
-        out[g] = np.median(canon[use], axis=0)
+        out[g] = np.median(canon[use], axis=0, overwrite_input=True)  # canon[use] is a copy already
     return out
 
 

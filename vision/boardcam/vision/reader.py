@@ -303,7 +303,7 @@ def _analyse_with_net(
     them instead (the network knows only the colours it was fitted on).
     """
     assert BOARD_NET is not None
-    output = lot_net.probabilities(lot_net.net_input(lab_all, geometry, expected, with_reference), BOARD_NET)
+    output = lot_net.read_lots(lab_all, geometry, expected, with_reference, BOARD_NET)
     joint = lot_net.structures(output)
     if appearance is not None and any(k.startswith("structure:") for k in appearance.colours):
         light = lab_board[..., 0]
