@@ -414,6 +414,8 @@ def read_board(
         tiles, tile_conf = dict(previous.tiles), dict(previous.tile_confidence)
         for lot in np.flatnonzero(kept):
             lot = int(lot)
+            if previous.lot_confidence[_lot_name(lot)] < SURE:
+                continue  # an unsure answer is no answer to keep: each new frame may read it better
             if _confidently_otherwise(lots[lot], lot_conf[_lot_name(lot)], previous.lots[lot]):
                 continue  # a faint piece (a coin on its own colour) may change a lot less than the bar
             lots[lot] = previous.lots[lot]
