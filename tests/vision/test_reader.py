@@ -134,6 +134,36 @@ def _lot(name: str) -> int:
     return (int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])
 
 
+def test_only_sure_answers_are_kept_and_a_sure_new_answer_wins():
+    """An unsure answer is read again on the next frame; a lot read surely otherwise is taken as read."""
+    import dataclasses
+
+    from boardcam.vision import empty_board_reference
+    from boardcam.vision.lots import LotReading
+
+    empty = scene({}, edition="B", table="plain")
+    board = scene(PIECES, edition="B", table="plain")
+    pose, position = _truth_pose(board)
+    reference = empty_board_reference(empty.image, pose)
+    first = read_board(board.image, pose=pose, reference=reference)
+    lots = dict(first.lots)
+    confidence = dict(first.lot_confidence)
+    unsure, wrong = "A1", next(iter(position["structures"]))
+    lots[_lot(unsure)] = dataclasses.replace(first.lots[_lot(unsure)], confidence=0.5)  # right, but unsure
+    confidence[unsure] = 0.5
+    lots[_lot(wrong)] = LotReading(None, None, None, 0.99, {})  # sure, and wrong: as if read earlier
+    confidence[wrong] = 0.95
+    previous = dataclasses.replace(first, lots=lots, lot_confidence=confidence)
+    again = read_board(board.image, pose=pose, reference=reference, previous=previous)
+    assert again.lots[_lot(unsure)] is not lots[_lot(unsure)]  # read again: this frame is sure of it
+    assert again.lot_confidence[unsure] == first.lot_confidence[unsure] > 0.5
+    # the look did not change, yet this frame is sure of another answer: it wins
+    assert again.lot_confidence[wrong] >= 0.9
+    assert again.position_dict["structures"][wrong] == position["structures"][wrong]
+    kept = [lot for lot in range(80) if again.lots[lot] is first.lots[lot]]
+    assert len(kept) >= 70
+
+
 @pytest.mark.parametrize("yaw", [10.0, 190.0])
 def test_a_mat_gives_the_corners_and_the_reader_names_them(yaw):
     """Markers fix where the array is; A1 is still the end of the lower short edge, and a
