@@ -35,22 +35,35 @@ def shades_of_grey_gains(bgr: np.ndarray, mask: np.ndarray | None = None, p: flo
     Clipped to 0.4–2.5: beyond that the estimate is more likely a wrong
     guess than a real lamp.
     """
+    if p == 1.0 and mask is None and bgr.size // 3 < 2 * SAMPLE_PIXELS:
+        return _grey_world_gains(bgr)  # every pixel counts: the same mean in OpenCV's loops (every frame)
     pixels = bgr.reshape(-1, 3)
     if mask is not None:
         pixels = pixels[mask.reshape(-1) > 0]
-    pixels = pixels[:: max(1, len(pixels) // 12000)].astype(np.float32)  # a sample is plenty for a mean
+    pixels = pixels[:: max(1, len(pixels) // SAMPLE_PIXELS)].astype(np.float32)  # a sample is plenty for a mean
     if len(pixels) == 0:
         return np.ones(3)
     pixels = pixels[pixels.max(axis=1) < 250]  # clipped highlights lie about the colour
     if len(pixels) == 0:
         return np.ones(3)
-    if p == 1.0:  # the grey-world mean: no powers to take
-        norm = (pixels.mean(axis=0) / 255.0).astype(np.float64)
-    else:
-        norm = (np.mean((pixels / 255.0) ** p, axis=0) ** (1.0 / p)).astype(np.float64)
+    norm = (np.mean((pixels / 255.0) ** p, axis=0) ** (1.0 / p)).astype(np.float64)
     norm = np.maximum(norm, 1e-4)
     gains = norm.mean() / norm
     return np.clip(gains, 0.4, 2.5)
+
+
+SAMPLE_PIXELS = 12000  # pixels enough for an illuminant estimate
+
+
+def _grey_world_gains(bgr: np.ndarray) -> np.ndarray:
+    """shades_of_grey_gains for p = 1 over every unclipped pixel of a small image."""
+    image = np.ascontiguousarray(bgr, dtype=np.uint8)
+    blue, green, red = cv2.split(image)
+    unclipped = cv2.compare(cv2.max(cv2.max(blue, green), red), 250, cv2.CMP_LT)
+    if cv2.countNonZero(unclipped) == 0:
+        return np.ones(3)
+    norm = np.maximum(np.array(cv2.mean(image, unclipped)[:3], np.float64) / 255.0, 1e-4)
+    return np.clip(norm.mean() / norm, 0.4, 2.5)  # type: ignore[no-any-return]
 
 
 def to_lab(bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
@@ -119,17 +132,7 @@ BOARD_P = 1.0
 
 def board_gains(board_bgr: np.ndarray) -> np.ndarray:
     """White-balance gains estimated from the tile array itself (see BOARD_P)."""
-    if BOARD_P != 1.0 or board_bgr.size // 3 > 12000 * 2:
-        return shades_of_grey_gains(board_bgr, p=BOARD_P)
-    # grey-world on every unclipped pixel (what shades_of_grey_gains does for p = 1 on
-    # an image this small), in OpenCV's loops: this runs on every frame
-    board = np.ascontiguousarray(board_bgr, dtype=np.uint8)
-    blue, green, red = cv2.split(board)
-    unclipped = cv2.compare(cv2.max(cv2.max(blue, green), red), 250, cv2.CMP_LT)
-    if cv2.countNonZero(unclipped) == 0:
-        return np.ones(3)
-    norm = np.maximum(np.array(cv2.mean(board, unclipped)[:3], np.float64) / 255.0, 1e-4)
-    return np.clip(norm.mean() / norm, 0.4, 2.5)  # type: ignore[no-any-return]
+    return shades_of_grey_gains(board_bgr, p=BOARD_P)
 
 
 def gains_matching(frame_lots: np.ndarray, reference_lab: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:

@@ -173,10 +173,7 @@ def read_lots(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_ref
     fixed = _fixed_stem(model, stem, h, w, m, geometry.tile_px, centre, with_reference)
     x = _patches(seen) @ stem["seen"] + _patches(empty) @ stem["empty"]
     x = x.reshape(fixed.shape) + fixed - base * stem["per_light"]
-    z = _after_stem(x, model) / float(model.get("temperature", 1.0))
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+    return _softmax(_after_stem(x, model), model)
 
 
 def _patches(x: np.ndarray) -> np.ndarray:
@@ -217,7 +214,11 @@ def _fixed_stem(model: dict[str, Any], stem: dict[str, Any], h: int, w: int, m: 
 
 def probabilities(planes: np.ndarray, model: dict[str, Any]) -> np.ndarray:
     """Per-lot output probabilities (80, OUTPUTS), temperature-scaled as fitted."""
-    z = logits(planes, model) / float(model.get("temperature", 1.0))
+    return _softmax(logits(planes, model), model)
+
+
+def _softmax(logits_: np.ndarray, model: dict[str, Any]) -> np.ndarray:
+    z = logits_ / float(model.get("temperature", 1.0))
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]

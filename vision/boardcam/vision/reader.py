@@ -266,8 +266,7 @@ def analyse(
         return tiles, analysis
     features = lots_stage.lot_features(seen, expected_seen, centre, lean)
     kind = _kind_probs(features, final_model)
-    light = lab[..., 0]
-    light_ref = (float(np.percentile(light[::2, ::2], 2)), float(np.percentile(light[::2, ::2], 98)))
+    light_ref = _light_range(lab)
     colour_probs, tower_colour_probs, body, tower_body = lots_stage.piece_colour_scores(
         seen, expected_seen, light_ref, appearance)
     cap_feats = lots_stage.cap_features(lab, geometry, tower_body, light_ref)
@@ -306,14 +305,19 @@ def _analyse_with_net(
     output = lot_net.read_lots(lab_all, geometry, expected, with_reference, BOARD_NET)
     joint = lot_net.structures(output)
     if appearance is not None and any(k.startswith("structure:") for k in appearance.colours):
-        light = lab_board[..., 0]
-        light_ref = (float(np.percentile(light[::2, ::2], 2)), float(np.percentile(light[::2, ::2], 98)))
-        dome_taught, tower_taught, _, _ = lots_stage.piece_colour_scores(seen, expected, light_ref, appearance)
+        dome_taught, tower_taught, _, _ = lots_stage.piece_colour_scores(seen, expected, _light_range(lab_board),
+                                                                        appearance)
         joint = lot_net.with_colours(joint, dome_taught, tower_taught)
     kind, dome, tower, cap = lot_net.marginals(joint)
     empty = np.zeros((80, 0), np.float32)
     return LotAnalysis(empty, first, kind, dome, tower, cap, lots_stage.difference(seen, expected), empty, empty,
                        seen, expected, joint, output[:, lot_net.COVERED])
+
+
+def _light_range(lab_board: np.ndarray) -> tuple[float, float]:
+    """The board's darkest and lightest lightness (2nd and 98th percentiles), for naming dark and light."""
+    light = lab_board[::2, ::2, 0]
+    return float(np.percentile(light, 2)), float(np.percentile(light, 98))
 
 
 def decide_lots(analysis: LotAnalysis) -> dict[int, LotReading]:
