@@ -1,7 +1,8 @@
 """Accuracy and speed of the vision reader on generated scenes.
 
-``bench_vision(count, seed, size)`` renders ``count`` random scenes (random
-legal-game positions, cameras, lights, editions, hands) and reads each one
+``bench_vision(count, seed, size, edition)`` renders ``count`` random scenes (random
+legal-game positions, cameras, lights, editions or the one ``edition`` given,
+hands) and reads each one
 twice: with the known pose (the scene's true corners: reading alone, as the
 app does between frames) and from scratch (board search included).  Figures:
 
@@ -130,7 +131,8 @@ class _Tally:
         }
 
 
-def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640, 1232)) -> dict[str, Any]:
+def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640, 1232),
+                 edition: str | None = None) -> dict[str, Any]:
     """Read ``count`` generated scenes twice; returns the figures described in the module docstring.
 
     The top-level accuracy figures are those of the *known-pose* reading
@@ -147,8 +149,9 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     ms_scratch: list[float] = []
     ms_known: list[float] = []
     ms_reference: list[float] = []
+    overrides = {} if edition is None else {"edition": edition}
     for index in range(count):
-        scene = random_scene(seed + index, size=size)
+        scene = random_scene(seed + index, size=size, **overrides)
         corners, position = truth_in_reader_convention(scene.truth)
         image = scene.image
         occluded = bool(scene.truth.get("occluded"))
@@ -167,6 +170,8 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
         ms_scratch.append((time.perf_counter() - start) * 1000)
         scratch.add(found, position, occluded)
     out: dict[str, Any] = {"scenes": count, "seed": seed, "size": list(size), "pose": "known (scene truth)"}
+    if edition is not None:
+        out["edition"] = edition
     out.update(known.figures())
     out.update({
         "ms_known_pose": statistics.median(ms_known) if ms_known else None,

@@ -1,6 +1,6 @@
 """Fit the board network of boardcam.vision.lot_net on generated scenes.
 
-    python benchmarks/train_lot_net.py prepare FIRST COUNT [--jobs 2] [--size WxH]   # render, cache the inputs
+    python benchmarks/train_lot_net.py prepare FIRST COUNT [--jobs 2] [--size WxH] [--edition R]   # render, cache
     python benchmarks/train_lot_net.py fit [--epochs 30] [--hold-out-edition D]
 
 ``prepare`` renders each training seed (from 500 000: disjoint from the
@@ -68,8 +68,12 @@ def covered_lots(truth: dict[str, Any]) -> list[str]:
     return [_rotate_lot(n) if turned else n for n in truth.get("occluded_lots") or []]
 
 
-def prepare_one(seed: int, size: tuple[int, int] | None = None) -> Path:
-    """Render one training seed and cache the reader's inputs in both modes (lots under a hand: COVERED)."""
+def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | None = None) -> Path:
+    """Render one training seed and cache the reader's inputs in both modes (lots under a hand: COVERED).
+
+    ``edition`` "R" prints every scene in made-up tile art with inks and piece
+    colours up to 2.5 times as far from the usual as the benchmarks' scenes.
+    """
     import cv2
 
     from bench_vision import truth_in_reader_convention
@@ -90,7 +94,12 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None) -> Path:
     positions = game_positions(int(rng.integers(2**31)))
     position = positions[int(rng.integers(len(positions)))]
     size = size or ((1640, 1232) if seed % 4 else (1296, 972))
-    params = sample_params(rng, size, {})
+    overrides: dict[str, Any] = {}
+    if edition is not None:
+        overrides["edition"] = edition
+    if edition == "R":
+        overrides["palette_jitter"] = float(np.random.default_rng([seed, 5]).uniform(0, 2.5))
+    params = sample_params(rng, size, overrides)
     scene = render_scene(position, params, seed)
     CACHE.mkdir(parents=True, exist_ok=True)
     import dataclasses
@@ -122,14 +131,14 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None) -> Path:
     return path
 
 
-def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None) -> None:
+def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None, edition: str | None = None) -> None:
     from functools import partial
     from multiprocessing import Pool
 
     seeds = list(range(first, first + count))
     start = time.time()
     with Pool(jobs) as pool:
-        for done, _ in enumerate(pool.imap_unordered(partial(prepare_one, size=size), seeds), 1):
+        for done, _ in enumerate(pool.imap_unordered(partial(prepare_one, size=size, edition=edition), seeds), 1):
             if done % 20 == 0:
                 print(f"prepared {done}/{count} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
 
@@ -357,6 +366,7 @@ def main() -> None:
     p.add_argument("count", type=int, nargs="?", default=1200)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--size", default=None, help="frame size WxH (default: 1640x1232, every 4th 1296x972)")
+    p.add_argument("--edition", default=None, help="every scene in this edition (R: made-up art, wider inks)")
     f = sub.add_parser("fit")
     f.add_argument("--epochs", type=int, default=30)
     f.add_argument("--hold-out-edition", default=None)
@@ -365,7 +375,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.what == "prepare":
         size = tuple(int(v) for v in args.size.split("x")) if args.size else None
-        prepare(args.first, args.count, args.jobs, size)  # type: ignore[arg-type]
+        prepare(args.first, args.count, args.jobs, size, args.edition)  # type: ignore[arg-type]
     else:
         fit(args.epochs, args.hold_out_edition, scenes=args.scenes, out=args.out)
 

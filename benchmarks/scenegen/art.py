@@ -9,6 +9,7 @@ linear light for the renderer.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -65,6 +66,17 @@ def _icon_polygons(kind: str, centre: tuple[float, float], radius: float, angle:
             pts.append((r * math.cos(a), r * math.sin(a)))
     elif kind == "pyramid":
         pts = [(-0.95, 0.75), (0.95, 0.75), (0.0, -0.95)]
+    elif kind == "square":
+        pts = [(-0.75, -0.75), (0.75, -0.75), (0.75, 0.75), (-0.75, 0.75)]
+    elif kind == "cross":
+        a, b = 0.3, 0.95
+        pts = [(-a, -b), (a, -b), (a, -a), (b, -a), (b, a), (a, a), (a, b), (-a, b), (-a, a), (-b, a), (-b, -a), (-a, -a)]
+    elif kind == "hexagon":
+        pts = [(math.cos(k * math.pi / 3), math.sin(k * math.pi / 3)) for k in range(6)]
+    elif kind == "moon":
+        outer = [(math.cos(t), math.sin(t)) for t in np.linspace(0.5, 2 * math.pi - 0.5, 14)]
+        inner = [(0.45 + 0.7 * math.cos(t), 0.7 * math.sin(t)) for t in np.linspace(2 * math.pi - 0.9, 0.9, 10)]
+        pts = outer + inner
     else:  # ring is drawn as a circle, handled by caller
         pts = []
     c, s = math.cos(angle), math.sin(angle)
@@ -78,6 +90,12 @@ ICON_OF = {"red": "bolt", "blue": "ring", "green": "star", "black": "pyramid"}
 def _draw_icon(img: np.ndarray, kind: str, centre: tuple[float, float], radius: float, angle: float,
                fill: tuple[float, float, float], outline: tuple[float, float, float] | None) -> None:
     width = max(1, int(round(radius * 0.12)))
+    if kind == "disc":
+        c = (int(round(centre[0] * _ONE)), int(round(centre[1] * _ONE)))
+        cv2.circle(img, c, int(round(radius * 0.8 * _ONE)), fill, -1, cv2.LINE_AA, _SHIFT)
+        if outline is not None:
+            cv2.circle(img, c, int(round(radius * 0.8 * _ONE)), outline, width, cv2.LINE_AA, _SHIFT)
+        return
     if kind == "ring":
         c = (int(round(centre[0] * _ONE)), int(round(centre[1] * _ONE)))
         ring_width = max(2, int(round(radius * 0.32)))
@@ -102,12 +120,69 @@ def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: int) 
     return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
 
 
+@dataclass(frozen=True)
+class RandomStyle:
+    """One made-up edition: how every tile of a scene is printed (drawn once per scene).
+
+    Why: the network and the tile reader must learn what all editions share
+    (a guild colour that dominates the face or the icon, four lots, one icon
+    lot, dark black tiles), not the four drawings above; a fresh drawing per
+    scene keeps them from memorising any.
+    """
+
+    face: str  # "ink" (guild colour), "neutral" (light card, guild in border and icon), "dark" (dark card)
+    face_tint: float  # how far an "ink" face is lightened
+    neutral_bgr: tuple[float, float, float]
+    streets: str  # "none", "dark", "light"
+    street_width: float  # share of the tile
+    border: str  # "none", "ink", "dark", "light"
+    border_width: float
+    blocks: int  # printed city blocks per lot (decoration on every lot, not only the icon lot)
+    block_contrast: float
+    icon_shapes: tuple[str, str, str, str]  # red, blue, green, black
+    icon_fill: str  # "ink", "light", "dark"
+    icon_outline: bool
+    badge: bool
+    icon_scale: float
+    icon_offset: float  # share of the lot the icon sits away from the lot centre
+    mottle: float
+
+
+ICON_SHAPES = ("bolt", "star", "pyramid", "ring", "disc", "square", "cross", "hexagon", "moon")
+
+
+def style_of(seed: int) -> RandomStyle:
+    rng = np.random.default_rng([seed, 404])
+    shapes = list(ICON_SHAPES)
+    rng.shuffle(shapes)
+    grey = float(rng.uniform(170, 235))
+    return RandomStyle(
+        face=("ink", "neutral", "dark")[int(rng.choice(3, p=[0.5, 0.35, 0.15]))],
+        face_tint=float(rng.uniform(0.0, 0.45)),
+        neutral_bgr=(grey + float(rng.uniform(-15, 5)), grey + float(rng.uniform(-8, 8)), grey + float(rng.uniform(-5, 15))),
+        streets=("none", "dark", "light")[int(rng.integers(3))],
+        street_width=float(rng.uniform(0.01, 0.06)),
+        border=("none", "ink", "dark", "light")[int(rng.integers(4))],
+        border_width=float(rng.uniform(0.02, 0.09)),
+        blocks=int(rng.integers(0, 5)),
+        block_contrast=float(rng.uniform(0.05, 0.3)),
+        icon_shapes=(shapes[0], shapes[1], shapes[2], shapes[3]),
+        icon_fill=("ink", "light", "dark")[int(rng.integers(3))],
+        icon_outline=bool(rng.random() < 0.5),
+        badge=bool(rng.random() < 0.3),
+        icon_scale=float(rng.uniform(0.6, 1.25)),
+        icon_offset=float(rng.uniform(0.0, 0.18)),
+        mottle=float(rng.uniform(0.0, 0.12)),
+    )
+
+
 def tile_texture(edition: str, color: str, icon_lot: str, tile_key: str, n: int, palette: dict[str, np.ndarray],
-                 rng: np.random.Generator) -> np.ndarray:
+                 rng: np.random.Generator, style: RandomStyle | None = None) -> np.ndarray:
     """Top-down sRGB uint8 texture (n x n, row 0 = the tile's far edge, i.e. larger y).
 
     The icon sits in the quadrant of icon_lot; the drawing is turned by a random
-    quarter turn (tiles are laid in any orientation).
+    quarter turn (tiles are laid in any orientation).  Edition "R" prints in
+    ``style`` (one per scene: :func:`style_of`).
     """
     ink = palette[color]
     dark = color == "black"
@@ -118,7 +193,7 @@ def tile_texture(edition: str, color: str, icon_lot: str, tile_key: str, n: int,
     icon_centre = ((qx + 0.5) * half - 0.5, (1 - qy + 0.5) * half - 0.5)
     angle = rng.integers(4) * math.pi / 2 + rng.normal(0, 0.03)
     radius = half * rng.uniform(0.30, 0.36)
-    kind = ICON_OF[color]
+    kind = ICON_OF[color] if edition != "R" else color
     img = np.empty((n, n, 3), np.uint8)
     line_w = max(1, int(round(n * 0.022)))
     mid = int(round(half * _ONE - 0.5 * _ONE))
@@ -161,6 +236,9 @@ def tile_texture(edition: str, color: str, icon_lot: str, tile_key: str, n: int,
         cv2.circle(img, c, int(round(radius * 1.25 * _ONE)), badge, -1, cv2.LINE_AA, _SHIFT)
         fill = _mix(base, base, 0.0) if not dark else (25.0, 25.0, 25.0)
         _draw_icon(img, kind, icon_centre, radius * 0.95, angle, fill, None)
+    elif edition == "R":
+        _random_edition_texture(img, style or style_of(0), ink, dark, kind, icon_centre, radius, angle,
+                                line_w, mid, n, rng)
     else:  # "D": pastel face, no streets printed, big outlined icon
         face = _mix(ink, _WHITE, 0.4) if not dark else (58, 56, 56)
         img[:] = np.asarray(face, dtype=np.uint8)
@@ -169,6 +247,62 @@ def tile_texture(edition: str, color: str, icon_lot: str, tile_key: str, n: int,
         outline = _mix(ink, (0, 0, 0), 0.55) if not dark else (15, 15, 15)
         _draw_icon(img, kind, icon_centre, radius * 1.15, angle, fill, outline)
     return img
+
+
+def _random_edition_texture(img: np.ndarray, style: RandomStyle, ink: np.ndarray, dark: bool, colour_kind: str,
+                            icon_centre: tuple[float, float], radius: float, angle: float, line_w: int, mid: int,
+                            n: int, rng: np.random.Generator) -> None:
+    """Print one tile of a made-up edition into img (in place)."""
+    dark_card = (float(rng.uniform(35, 55)),) * 3
+    if dark:  # black tiles are dark in every edition
+        face = dark_card if style.face != "neutral" else _mix(np.asarray(style.neutral_bgr), (0, 0, 0), 0.75)
+    elif style.face == "ink":
+        face = _mix(ink, _WHITE, style.face_tint)
+    elif style.face == "neutral":
+        face = style.neutral_bgr
+    else:
+        face = _mix(ink, (0, 0, 0), 0.55)
+    base = np.asarray(face, dtype=np.float32)
+    if style.mottle > 0:
+        shade = 1.0 + style.mottle * _smooth_noise(rng, (n, n), 8)
+        img[:] = np.clip(base[None, None, :] * shade[..., None], 0, 255).astype(np.uint8)
+    else:
+        img[:] = base.astype(np.uint8)
+    lot = n / 2
+    for qx in range(2):  # city blocks: the same kind of print on every lot
+        for qy in range(2):
+            for _ in range(style.blocks):
+                w, h = rng.uniform(0.12, 0.3, 2) * lot
+                x, y = qx * lot + rng.uniform(0.1 * lot, 0.9 * lot - w), qy * lot + rng.uniform(0.1 * lot, 0.9 * lot - h)
+                tone = _mix(base, (0, 0, 0) if rng.random() < 0.5 else _WHITE, style.block_contrast)
+                cv2.rectangle(img, (int(x), int(y)), (int(x + w), int(y + h)), tone, -1)
+    width = max(1, int(round(n * style.street_width)))
+    if style.streets != "none":
+        street = _mix(base, (0, 0, 0) if style.streets == "dark" else _WHITE, 0.45)
+        cv2.line(img, (mid, 0), (mid, n * _ONE), street, width, cv2.LINE_AA, _SHIFT)
+        cv2.line(img, (0, mid), (n * _ONE, mid), street, width, cv2.LINE_AA, _SHIFT)
+    if style.border != "none":
+        band = max(1, int(round(n * style.border_width)))
+        colour = {"ink": tuple(float(v) for v in ink) if not dark else (20.0, 20.0, 20.0),
+                  "dark": _mix(base, (0, 0, 0), 0.6), "light": _mix(base, _WHITE, 0.6)}[style.border]
+        cv2.rectangle(img, (band // 2, band // 2), (n - 1 - band // 2, n - 1 - band // 2), colour, band)
+    shift = rng.normal(0, style.icon_offset * lot, 2)
+    centre = (icon_centre[0] + float(shift[0]), icon_centre[1] + float(shift[1]))
+    r = radius * style.icon_scale
+    if style.badge:
+        badge = _mix(base, _WHITE, 0.7) if not dark else (120.0, 118.0, 118.0)
+        c = (int(round(centre[0] * _ONE)), int(round(centre[1] * _ONE)))
+        cv2.circle(img, c, int(round(r * 1.25 * _ONE)), badge, -1, cv2.LINE_AA, _SHIFT)
+    if dark:
+        fill = (float(rng.uniform(140, 200)),) * 3 if style.icon_fill != "ink" or style.face == "neutral" \
+            else (15.0, 15.0, 15.0)
+    elif style.face == "ink" and style.icon_fill == "ink":
+        fill = _mix(ink, _WHITE, 0.65)  # an ink icon on an ink face would vanish
+    else:
+        fill = {"ink": tuple(float(v) for v in ink), "light": _mix(ink, _WHITE, 0.7),
+                "dark": _mix(ink, (0, 0, 0), 0.6)}[style.icon_fill]
+    outline = _mix(np.asarray(fill), (0, 0, 0), 0.6) if style.icon_outline else None
+    _draw_icon(img, style.icon_shapes[("red", "blue", "green", "black").index(colour_kind)], centre, r, angle, fill, outline)
 
 
 def table_texture(kind: str, bgr: tuple[int, int, int], shape: tuple[int, int], px_per_mm: float,

@@ -11,7 +11,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-EDITIONS = ("A", "B", "C", "D")
+PRINTED_EDITIONS = ("A", "B", "C", "D")  # the four drawings a random scene picks from
+EDITIONS = PRINTED_EDITIONS + ("R",)  # R: a made-up drawing per scene (training on tile art no one has printed)
 TOWER_LOOKS = ("opaque", "translucent")
 DOME_LOOKS = ("bead", "coin")
 TABLES = ("wood", "cloth", "plain")

@@ -809,6 +809,7 @@ def render_scene(position: dict[str, Any], params: SceneParams, seed: int = 0) -
 
     # tile sides (cut edges), then tile tops
     palette = art.guild_palette(art_rng, params.palette_jitter)
+    style = art.style_of(params.layout_seed) if params.edition == "R" else None
     cam_c = camera.centre
     for key in TILE_KEYS:
         pose = layout.tiles[key]
@@ -835,7 +836,7 @@ def render_scene(position: dict[str, Any], params: SceneParams, seed: int = 0) -
         pose = layout.tiles[key]
         tile_art = tiles[key]
         tex = art.to_linear(art.tile_texture(params.edition, tile_art.color, tile_art.icon_lot, key, n, palette,
-                                             art_rng))
+                                             art_rng, style))
         c, sn = math.cos(pose.twist), math.sin(pose.twist)
         local_to_world = np.array([[c, -sn, pose.centre[0]], [sn, c, pose.centre[1]], [0, 0, 1]])
         m = h_tile @ local_to_world @ tex_to_local

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .geometry import make_camera, make_layout
-from .params import EDITIONS, Hand, Light, Mat, SceneParams
+from .params import PRINTED_EDITIONS, Hand, Light, Mat, SceneParams
 from .positions import game_positions
 from .render import Scene, _mat_origin, mat_marker_corners_mm, render_scene
 
@@ -90,7 +90,7 @@ def sample_params(rng: np.random.Generator, size: tuple[int, int] = (1640, 1232)
         tile_thickness_mm=pick("tile_thickness_mm", float(rng.uniform(2.0, 3.2))),
         tile_shift_mm=pick("tile_shift_mm", float(rng.uniform(1.0, 2.0))),
         tile_twist_deg=pick("tile_twist_deg", float(rng.uniform(0.5, 1.5))),
-        edition=pick("edition", EDITIONS[int(rng.integers(len(EDITIONS)))]),
+        edition=pick("edition", PRINTED_EDITIONS[int(rng.integers(len(PRINTED_EDITIONS)))]),
         palette_jitter=pick("palette_jitter", float(rng.uniform(0, 1))),
         tile_gloss=pick("tile_gloss", float(rng.uniform(0.0, 0.25))),
         layout_seed=pick("layout_seed", int(rng.integers(2 ** 31))),

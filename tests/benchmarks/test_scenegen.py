@@ -126,6 +126,38 @@ def test_tile_faces_of_coloured_editions_show_their_guild(edition: str) -> None:
             assert max(b, g, r) < 110
 
 
+def test_made_up_edition_draws_one_style_per_scene_and_another_per_table() -> None:
+    from scenegen.art import style_of
+
+    assert style_of(3) == style_of(3)
+    styles = {style_of(seed) for seed in range(12)}
+    assert len(styles) == 12
+    assert {s.face for s in styles} >= {"ink", "neutral"}  # the guild in the face, or in the icon only
+    one = render_scene(_position(), _clean(edition="R", layout_seed=5), seed=2)
+    again = render_scene(_position(), _clean(edition="R", layout_seed=5), seed=2)
+    other = render_scene(_position(), _clean(edition="R", layout_seed=6), seed=2)
+    assert np.array_equal(one.image, again.image)
+    assert np.abs(one.image.astype(int) - other.image.astype(int)).mean() > 3.0
+
+
+@pytest.mark.parametrize("layout_seed", range(6))
+def test_made_up_edition_shows_the_guild_on_its_icon_lot_and_black_tiles_dark(layout_seed: int) -> None:
+    """Whatever the style, the icon lot of a red tile is red somewhere, and a black tile is dark."""
+    scene = render_scene(_position(), _clean(edition="R", layout_seed=layout_seed), seed=2)
+    lots = scene.truth["lot_centers_px"]
+    position = scene.truth["position"]
+    for key in ("A1", "G1"):  # a red tile and a black one (see _position)
+        icon = position["tiles"][key]["icon"]
+        x, y = (int(round(v)) for v in lots[icon])
+        patch = scene.image[y - 8:y + 9, x - 8:x + 9].reshape(-1, 3).astype(int)
+        if position["tiles"][key]["color"] == "red":
+            redness = patch[:, 2] - patch[:, :2].max(1)
+            assert redness.max() > 25
+        else:  # a plain lot of the black tile
+            plain = next(lot for lot in ("G1", "H1", "G2", "H2") if lot != icon)
+            assert _median_bgr(scene.image, lots[plain], half=4).max() < 110
+
+
 def test_corners_truth_matches_the_distorted_image() -> None:
     """Just inside each outer corner is tile, just outside is table, even with strong distortion."""
     params = _clean(size=(960, 720), k1=-0.05, tilt_deg=12.0, tilt_azimuth_deg=200.0, yaw_deg=33.0,

@@ -90,6 +90,28 @@ def test_empty_board_reference_reads_the_later_frame():
     assert reading.position_dict["structures"] == position["structures"]
 
 
+def test_prints_the_first_look_takes_for_pieces_are_read_again_with_the_network(monkeypatch):
+    """Unseen tile art can look like pieces to the feature classifier; the network's lots then decide."""
+    sc = scene({"C3": {"kind": "dome", "color": "red"}}, edition="B", table="wood")
+    pose, position = _truth_pose(sc)
+    icon_lots = {reader_module._lot_id(t["icon"]) for t in position["tiles"].values()}
+    real_first_look = reader_module._first_look
+
+    def icons_as_pieces(*args, **kwargs):
+        first, piece, icon_like = real_first_look(*args, **kwargs)
+        piece, icon_like = piece.copy(), icon_like.copy()
+        for lot in icon_lots:
+            piece[lot], icon_like[lot] = 0.95, 1e-4
+        return first, piece, icon_like
+
+    monkeypatch.setattr(reader_module, "_first_look", icons_as_pieces)
+    reading = read_board(sc.image, pose=pose)
+    assert reading.position_dict["tiles"] == position["tiles"]
+    assert reading.position_dict["structures"] == position["structures"]
+    monkeypatch.setattr(reader_module, "SECOND_LOOK_GAP", 2.0)  # never look again: the icons are lost
+    assert read_board(sc.image, pose=pose).position_dict["tiles"] != position["tiles"]
+
+
 def test_confidence_is_high_where_right_on_random_scenes():
     from scenegen import random_scene
 

@@ -50,6 +50,32 @@ def test_tile_colours_under_a_warm_cast_with_coloured_pieces_on_black_tiles():
     assert [read[k][0] for k in TILE_KEYS] == colours
 
 
+def test_a_neutral_print_with_a_coloured_icon_names_its_guild_once_the_pieces_are_known():
+    """Some editions print the guild only in the icon: the free icon lot must speak for the tile."""
+    colours = [c for c in ("red", "blue", "green", "black") for _ in range(5)]
+    np.random.default_rng(2).shuffle(colours)
+    tile_px = 48
+    img = np.full((5 * tile_px, 4 * tile_px, 3), 205, np.uint8)  # light neutral card
+    pieces = np.zeros(80)
+    for i, colour in enumerate(colours):
+        tc, tr = i % 4, i // 4
+        y0, x0 = (4 - tr) * tile_px, tc * tile_px
+        if colour == "black":
+            img[y0 : y0 + tile_px, x0 : x0 + tile_px] = GUILD_BGR["black"]
+        else:  # a small guild disc in the upper-left lot
+            yy, xx = np.mgrid[0:tile_px, 0:tile_px]
+            disc = np.hypot(xx - tile_px / 4, yy - tile_px / 4) < tile_px / 9
+            img[y0 : y0 + tile_px, x0 : x0 + tile_px][disc] = GUILD_BGR[colour]
+        # a dome of another colour on the lower-right lot of each coloured tile
+        if colour != "black":
+            other = {"red": "blue", "blue": "green", "green": "red"}[colour]
+            img[y0 + tile_px // 2 + 6 : y0 + tile_px - 6, x0 + tile_px // 2 + 6 : x0 + tile_px - 6] = GUILD_BGR[other]
+            pieces[TILE_LOT_IDS[i][1]] = 0.9
+    lab = to_lab(img, board_gains(img))
+    read = read_tile_colours(lab, tile_px, 1.0 - pieces)
+    assert [read[k][0] for k in TILE_KEYS] == colours
+
+
 def test_canonical_patches_align_the_tile_centre_and_turn_back():
     lab = np.zeros((5 * 48, 4 * 48, 3), np.float32)
     for tr in range(5):

@@ -234,34 +234,25 @@ def analyse(
     if reference is not None:
         expected_seen = lots_stage.relight(reference.lots_at(LOT_PX), seen)
         tiles = reference.tile_readings()
-        lot_guild = lots_stage.guild_index(tiles)
         first = np.zeros((80, 0)) if use_net else lots_stage.lot_features(seen, expected_seen, centre, lean)
         t1 = time.perf_counter()
         timing["tiles"] = (t1 - t0) * 1000
     else:
-        colours = read_tile_colours(lab, TILE_PX)
-        prelim = {k: TileReading(c, 0, conf, 0.0) for k, (c, conf) in colours.items()}
-        lot_guild = lots_stage.guild_index(prelim)
-        plain = lots_stage.plain_templates(canon, lot_guild)
-        first = lots_stage.lot_features(seen, lots_stage.relight(canonical(plain[lot_guild], inverse=True), seen), centre, lean)
-        if first_model is None:
-            piece, icon_like = 1.0 - lots_stage.heuristic_probabilities(first)[:, 0], None
-        else:  # classes: plain, icon, dome, tower
-            look = lots_stage.kind_probabilities(first, first_model)
-            piece, icon_like = look[:, 2] + look[:, 3], look[:, 1]
-        # A late game puts a dome of the tile's own colour on most lots, so the
-        # guild median can itself look like a dome: the final templates leave
-        # out the lots the first look saw pieces on.
-        plain = lots_stage.plain_templates(canon, lot_guild, piece)
-        icons = read_icon_lots(canon, {k: c for k, (c, _) in colours.items()}, piece, icon_like)
-        tiles = {key: TileReading(colours[key][0], icons[key][0], colours[key][1], icons[key][1]) for key in TILE_KEYS}
-        icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
-        expected_seen = canonical(lots_stage.expected_from_frame(canon, lot_guild, icon_lots, piece, plain), inverse=True)
-        expected_seen = lots_stage.relight(expected_seen, seen)
+        first, piece, icon_like = _first_look(lab, seen, canon, centre, lean, first_model)
+        tiles, expected_seen = _tiles_from_frame(lab, seen, canon, piece, icon_like)
         t1 = time.perf_counter()
         timing["tiles"] = (t1 - t0) * 1000
     if use_net:
         analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, with_reference, appearance, lab)
+        if not with_reference:
+            net_piece = 1.0 - analysis.kind_probs[:, 0]
+            if icon_like is not None and np.any(piece - net_piece > SECOND_LOOK_GAP):
+                # the first look took a print for a piece (tile art it has not
+                # seen): the icons and the empty looks are read again with the
+                # network's pieces, and the lots against those
+                icon_like = icon_like + np.clip(piece - net_piece, 0.0, None)
+                tiles, expected_seen = _tiles_from_frame(lab, seen, canon, net_piece, icon_like)
+                analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, False, appearance, lab)
         timing["lots"] = (time.perf_counter() - t1) * 1000
         return tiles, analysis
     features = lots_stage.lot_features(seen, expected_seen, centre, lean)
@@ -282,6 +273,45 @@ def analyse(
     timing["lots"] = (time.perf_counter() - t1) * 1000
     return tiles, LotAnalysis(features, first, kind, colour_probs, tower_colour_probs, cap, diff, cap_feats,
                               colour_feats, seen, expected_seen)
+
+
+#: how much more a piece the first look must see than the network before the tiles are read again
+SECOND_LOOK_GAP = 0.5
+
+
+def _first_look(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, centre: Any, lean: float,
+                first_model: dict[str, Any] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Features, piece and icon probabilities of every lot, before the icons are known.
+
+    Each lot is compared with its guild's plain print (the median of the
+    guild's canonical lots), the guild from the hue rules alone.
+    """
+    colours = read_tile_colours(lab, TILE_PX)
+    lot_guild = lots_stage.guild_index({k: TileReading(c, 0, conf, 0.0) for k, (c, conf) in colours.items()})
+    plain = lots_stage.plain_templates(canon, lot_guild)
+    first = lots_stage.lot_features(seen, lots_stage.relight(canonical(plain[lot_guild], inverse=True), seen), centre, lean)
+    if first_model is None:
+        return first, 1.0 - lots_stage.heuristic_probabilities(first)[:, 0], None
+    look = lots_stage.kind_probabilities(first, first_model)  # classes: plain, icon, dome, tower
+    return first, look[:, 2] + look[:, 3], look[:, 1]
+
+
+def _tiles_from_frame(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, piece: np.ndarray,
+                      icon_like: np.ndarray | None) -> tuple[dict[str, TileReading], np.ndarray]:
+    """Tiles and every lot's empty look, read from the frame itself given where the pieces are."""
+    # with the pieces known, the free icon lots can name the guild of a tile
+    # printed in colour only there
+    colours = read_tile_colours(lab, TILE_PX, 1.0 - piece)
+    lot_guild = lots_stage.guild_index({k: TileReading(c, 0, conf, 0.0) for k, (c, conf) in colours.items()})
+    # A late game puts a dome of the tile's own colour on most lots, so the
+    # guild median can itself look like a dome: the final templates leave
+    # out the lots with pieces.
+    plain = lots_stage.plain_templates(canon, lot_guild, piece)
+    icons = read_icon_lots(canon, {k: c for k, (c, _) in colours.items()}, piece, icon_like)
+    tiles = {key: TileReading(colours[key][0], icons[key][0], colours[key][1], icons[key][1]) for key in TILE_KEYS}
+    icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
+    expected = canonical(lots_stage.expected_from_frame(canon, lot_guild, icon_lots, piece, plain), inverse=True)
+    return tiles, lots_stage.relight(expected, seen)
 
 
 def _analyse_with_net(

@@ -152,7 +152,8 @@ def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | N
     Each saturated pixel votes for the guild hue nearest to it, weighted by
     its chroma; darkness (the tile's typical lightness against the brightest
     tiles') and lack of such votes make black.  ``piece_free`` (80 weights)
-    lets lots with pieces count less.
+    lets lots with pieces count less, and lets a free icon lot name the guild
+    of a tile whose print has no colour but its icon.
     """
     s = tile_px // 2
     lots = lot_grid(lab, s)[:, ::2, ::2]  # (80, s/2, s/2, 3): every other pixel is plenty for a vote
@@ -162,10 +163,8 @@ def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | N
     chroma = np.hypot(a, b)
     hue = np.degrees(np.arctan2(b, a)) % 360.0
     vote_weight = np.clip(chroma - 8.0, 0.0, 40.0)
-    votes = np.stack([
-        (vote_weight * np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2)).mean(axis=1)
-        for g in ("red", "blue", "green")
-    ], axis=1)  # (80, 3)
+    guild_weight = np.stack([np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2) for g in ("red", "blue", "green")])
+    votes = (vote_weight[None] * guild_weight).mean(axis=2).T  # (80, 3)
     lot_light = np.median(light, axis=1)
     # per tile, trust the lots that look least like a piece: the two with the
     # fewest colour votes (pieces add colour to a black tile, never remove the
@@ -177,6 +176,9 @@ def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | N
     tile_light = lot_light[calm].mean(1)
     bright = float(np.percentile(tile_light, 80))
     dark_share = np.clip(1.0 - tile_light / max(bright, 1e-3), 0.0, 1.0)  # 0 for the bright tiles
+    if piece_free is not None:  # a light card with no colour but its icon's (black tiles are dark)
+        light_card = dark_share < 0.25
+        tile_votes = tile_votes + _icon_votes(vote_weight, guild_weight, weights, tile_votes.sum(1)) * light_card[:, None]
     total_votes = tile_votes.sum(1)
     colourful = total_votes / max(float(np.percentile(total_votes, 75)), 1e-3)
     share = tile_votes / np.maximum(total_votes[:, None], 1e-6)
@@ -184,6 +186,35 @@ def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | N
     scores[:, :3] = 6.0 * share * np.clip(colourful, 0, 1)[:, None]
     scores[:, 3] = 8.0 * (dark_share - 0.35) + 3.0 * (0.5 - np.clip(colourful, 0, 1))
     return scores
+
+
+#: calm lots' mean colour vote above which a tile's print itself shows its guild (every edition seen had >= 3.6)
+COLOURED_PRINT = 6.0
+#: share of a lot's most colourful pixels that speak for a printed icon
+ICON_SHARE = 0.15
+
+
+def _icon_votes(vote_weight: np.ndarray, guild_weight: np.ndarray, free: np.ndarray, calm_total: np.ndarray) -> np.ndarray:
+    """Colour votes (20, 3) of each tile's most colourful free lot, for tiles whose print is not coloured.
+
+    Some editions print the guild only in the icon, on a neutral card: the
+    calm lots then carry no colour, and the icon's own pixels (its most
+    colourful ones, as the icon fills only part of its lot) have to name the
+    guild.  Only lots believed free of pieces speak, and only as far as the
+    calm lots leave the tile uncoloured, so a coloured print is never outvoted.
+    """
+    side = int(round(np.sqrt(vote_weight.shape[1])))
+    inner = (ring_index(side, 1) == 0).ravel()  # the lot's inscribed disc: the gaps between tiles show the table
+    vote_weight, guild_weight = vote_weight[:, inner], guild_weight[:, :, inner]
+    count = max(1, int(round(ICON_SHARE * vote_weight.shape[1])))
+    top = np.argpartition(vote_weight, -count, axis=1)[:, -count:]  # (80, count)
+    strong = np.take_along_axis(vote_weight, top, axis=1)
+    hue_share = np.take_along_axis(guild_weight, np.broadcast_to(top[None], (3, *top.shape)), axis=2)
+    lot_votes = (strong[None] * hue_share).mean(axis=2).T * (free[:, None] > 0.5)  # (80, 3)
+    per_tile = lot_votes[TILE_LOT_IDS]  # (20, 4, 3)
+    loudest = np.take_along_axis(per_tile, per_tile.sum(2).argmax(1)[:, None, None], axis=1)[:, 0]
+    need = np.clip(1.0 - calm_total / COLOURED_PRINT, 0.0, 1.0)
+    return loudest * need[:, None]
 
 
 def refine_with_prototypes(features: np.ndarray, scores: np.ndarray, rounds: int = 2) -> np.ndarray:
