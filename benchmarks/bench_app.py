@@ -130,13 +130,15 @@ def _swapped(structure: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 
 def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
-             size: tuple[int, int] = (820, 616), glitch_rate: float = GLITCH_RATE) -> dict[str, Any]:
+             size: tuple[int, int] = (820, 616), glitch_rate: float = GLITCH_RATE,
+             edition: str | None = None) -> dict[str, Any]:
     game, positions, illegal = game_with_a_mistake(seed)
     pictures = 2 * len(positions)
+    look: tuple[tuple[str, Any], ...] = () if edition is None else (("edition", edition),)
     film = GeneratedGame(tuple(positions), seed=seed, size=size, hold_frames=fps // 2,
                          light_change_at=(pictures // 3,), bump_at=(2 * pictures // 3,),
                          # the table as a calibrated camera sees it: row 1 at the bottom, give or take
-                         scene=(("yaw_deg", random.Random(seed).uniform(-20.0, 20.0)),))
+                         scene=(("yaw_deg", random.Random(seed).uniform(-20.0, 20.0)), *look))
     current: dict[str, Any] = {}
     source = ReplaySource(generated_game_images(film), name=f"bench:{seed}", fps=fps,
                           on_item=lambda index, scene: current.__setitem__("truth", scene.truth))
@@ -179,16 +181,18 @@ def _key(position: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
 
 def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: int = 100,
               reader: str = "vision", size: tuple[int, int] = (820, 616),
-              glitch_rate: float = GLITCH_RATE) -> dict[str, Any]:
+              glitch_rate: float = GLITCH_RATE, edition: str | None = None) -> dict[str, Any]:
     """Figures over ``games`` generated games (``count`` is the CLI's name for the same).
 
     ``reader``: "vision" (the real one), "truth" (the scenes' ground truth) or
-    "noisy" (the truth with confident misreads on ``glitch_rate`` of the readings)."""
+    "noisy" (the truth with confident misreads on ``glitch_rate`` of the readings).
+    ``edition``: every game's tiles printed in this edition ("R": art made up
+    per game, which no fitted part of the vision has seen)."""
     if count is not None:
         games = count
     if reader not in ("vision", "truth", "noisy"):
         raise ValueError(f"reader: expected vision, truth or noisy, got {reader!r}")
-    results = [run_game(seed + g, fps=fps, reader=reader, size=size, glitch_rate=glitch_rate)
+    results = [run_game(seed + g, fps=fps, reader=reader, size=size, glitch_rate=glitch_rate, edition=edition)
                for g in range(games)]
     latencies = sorted(x for r in results for x in r["latencies_ms"])
     p95 = latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))] if latencies else None
@@ -198,6 +202,7 @@ def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: 
         "fps": fps,
         "reader": reader,
         **({"glitch_rate": glitch_rate} if reader == "noisy" else {}),
+        **({"edition": edition} if edition is not None else {}),
         "frame_size": list(size),
         "median_ms": round(statistics.median(latencies), 1) if latencies else None,
         "p95_ms": round(p95, 1) if p95 is not None else None,

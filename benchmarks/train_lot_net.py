@@ -159,18 +159,27 @@ def load_cache(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Inputs (2n, C, H, W) in both modes (torch layout), labels (2n, 80), editions (2n,)."""
     from boardcam.vision.lot_net import net_input
 
-    xs, ys, eds = [], [], []
+    usable = []
     for path in paths:
         with np.load(path) as d:
-            if bool(d["skip"]):
-                continue
+            if not bool(d["skip"]):
+                usable.append(path)
+    x: np.ndarray | None = None  # filled in place: the inputs of every scene at once take many GB
+    y = np.zeros((2 * len(usable), 80), np.int64)
+    eds: list[str] = []
+    for i, path in enumerate(usable):
+        with np.load(path) as d:
             geometry = _Geometry(d["centre"])
-            for lab, expected, flag in (("lab_frame", "expected_frame", False), ("lab_ref", "expected_ref", True)):
+            for j, (lab, expected, flag) in enumerate((("lab_frame", "expected_frame", False),
+                                                       ("lab_ref", "expected_ref", True))):
                 planes = net_input(d[lab].astype(np.float32), geometry, d[expected].astype(np.float32), flag)
-                xs.append(planes.transpose(2, 0, 1).astype(np.float16))
-                ys.append(d["labels"])
+                if x is None:
+                    x = np.empty((2 * len(usable), planes.shape[2], planes.shape[0], planes.shape[1]), np.float16)
+                x[2 * i + j] = planes.transpose(2, 0, 1)
+                y[2 * i + j] = d["labels"]
                 eds.append(str(d["edition"]))
-    return np.stack(xs), np.stack(ys), np.array(eds)
+    assert x is not None, "no cached scenes"
+    return x, y, np.array(eds)
 
 
 def build_torch_model(classes: int) -> Any:
@@ -258,18 +267,19 @@ def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 
         train, unseen = ~held, np.zeros(len(x), bool)
     print(f"{n} scenes: {train.sum()} training inputs, {held.sum()} held out", file=sys.stderr)
     model = build_torch_model(OUTPUTS)
-    xt, yt = torch.from_numpy(x[train]), torch.from_numpy(y[train])
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)  # indexed by train_ids: no copy of the inputs
+    train_ids = torch.from_numpy(np.flatnonzero(train))
     counts = np.bincount(y[train].ravel(), minlength=OUTPUTS).astype(np.float64)
     weight = torch.tensor(np.clip((counts.sum() / np.maximum(counts, 1)) ** 0.3, 1, 20), dtype=torch.float32)
     optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=5e-4)
-    steps = epochs * ((len(xt) + batch - 1) // batch)
+    steps = epochs * ((len(train_ids) + batch - 1) // batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
     generator = torch.Generator().manual_seed(seed)
     for epoch in range(epochs):
         model.train()
-        order = torch.randperm(len(xt), generator=generator)
+        order = train_ids[torch.randperm(len(train_ids), generator=generator)]
         total, start = 0.0, time.time()
-        for i in range(0, len(xt), batch):
+        for i in range(0, len(order), batch):
             idx = order[i : i + batch]
             xb, yb = _augment(xt[idx].float(), yt[idx], generator)
             loss = F.cross_entropy(_lot_logits(model, xb).reshape(-1, OUTPUTS), yb.reshape(-1), weight=weight)
@@ -278,7 +288,7 @@ def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 
             optimiser.step()
             schedule.step()
             total += loss.item() * len(idx)
-        line = f"epoch {epoch + 1}/{epochs}: loss {total / len(xt):.4f} ({time.time() - start:.0f} s)"
+        line = f"epoch {epoch + 1}/{epochs}: loss {total / len(order):.4f} ({time.time() - start:.0f} s)"
         if (epoch + 1) % 5 == 0 or epoch == epochs - 1:
             line += "; held out " + _accuracy(model, x[held], y[held])
         print(line, file=sys.stderr, flush=True)

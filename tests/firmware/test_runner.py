@@ -37,8 +37,10 @@ def fake_vision(monkeypatch):
         if pose is None and image[0, 0, 0] == COVERED:
             raise BoardNotFoundError("no tile array found")
         board = boards[calls["board"]]
+        sure = calls.get("piece_confidence", 0.97)
         return SimpleNamespace(position=Position.from_json(board), position_dict=board,
-                               lot_confidence={"A1": 0.9}, tile_confidence={"A1": 0.95}, occluded=False,
+                               lot_confidence={lot: sure for lot in board["structures"]} | {"A1": 0.9},
+                               tile_confidence={"A1": 0.95}, occluded=False,
                                pose=pose or calls.get("found") or FakePose("found"))
 
     def empty_board_reference(image, pose, **kwargs):
@@ -58,7 +60,7 @@ IMAGE = np.zeros((10, 10, 3), np.uint8)
 def test_searched_once_then_read_at_the_pose_with_the_previous_reading(fake_vision):
     reader = VisionReader(None)
     observation = reader(IMAGE)
-    assert observation.lot_confidence == {"A1": 0.9}
+    assert observation.lot_confidence["A1"] == 0.9
     first = fake_vision["reads"][0]
     assert first["pose"] is None  # the first frame searches
     reader(IMAGE)  # looking again at a still board: no search, the last reading passed on
@@ -115,3 +117,14 @@ def test_the_first_confident_empty_board_becomes_the_reference(fake_vision):
     assert fake_vision["reads"][-1]["reference"] == "reference"
     reader(IMAGE)
     assert fake_vision["references"] == 1  # kept, not retaken on every empty board
+
+
+def test_an_empty_board_with_unsure_phantom_pieces_still_becomes_the_reference(fake_vision):
+    """Unfamiliar tile art can read as unsure pieces; only a sure piece means the board is played."""
+    reader = VisionReader(None)
+    fake_vision["piece_confidence"] = 0.93
+    reader(IMAGE)
+    assert fake_vision["references"] == 0
+    fake_vision["piece_confidence"] = 0.6  # the same board read unsurely: prints, not pieces
+    reader(IMAGE)
+    assert fake_vision["references"] == 1

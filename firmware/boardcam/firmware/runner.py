@@ -44,6 +44,7 @@ class VisionReader:
     """
 
     EMPTY_TILE_CONFIDENCE = 0.5  # below this an "empty board" read is not trusted as the reference
+    SURE_PIECE = 0.9  # a structure read at least this surely means the board is not the empty one
 
     def __init__(self, calibration: Any = None) -> None:
         from boardcam.calibration.drift import check_drift, drift_reference
@@ -125,8 +126,18 @@ class VisionReader:
         self._drift = self._drift_reference(image, corners, self._parts.get("intrinsics"))
 
     def _maybe_take_reference(self, image: np.ndarray, reading: Any) -> None:
-        """Keep the first confidently read empty board as the reference pieces are compared with."""
-        if self._reference is not None or reading.position_dict.get("structures"):
+        """Keep the first empty board as the reference pieces are compared with.
+
+        A board counts as empty when nothing on it is read as a piece with
+        confidence: tile art the vision has not seen can make a printed icon
+        look a little like a dome, and such an unsure "piece" on the setup
+        board must not keep the app from ever taking its reference (against
+        which the print is simply the empty look).  A real piece is read
+        surely, so a played board is never taken.
+        """
+        structures = reading.position_dict.get("structures") or {}
+        if self._reference is not None or any(
+                reading.lot_confidence.get(lot, 0.0) >= self.SURE_PIECE for lot in structures):
             return
         if min(reading.tile_confidence.values(), default=0.0) < self.EMPTY_TILE_CONFIDENCE:
             return

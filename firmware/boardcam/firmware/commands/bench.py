@@ -58,7 +58,7 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--reader", choices=("vision", "truth", "noisy"), default=None,
                        help="app only: the real vision (default), the scenes' truth, or the truth with misreads")
     bench.add_argument("--edition", choices=("A", "B", "C", "D", "R"), default=None,
-                       help="vision only: every scene printed in this tile edition (R: made-up art per scene)")
+                       help="vision and app: every scene printed in this tile edition (R: made-up art per scene)")
     bench.set_defaults(func=run)
 
 
@@ -111,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"bench {args.what}: --reader is an option of bench app only")
         options["reader"] = args.reader
     if getattr(args, "edition", None) is not None:
-        if args.what != "vision":
-            raise InputError(f"bench {args.what}: --edition is an option of bench vision only")
+        if args.what not in ("vision", "app"):
+            raise InputError(f"bench {args.what}: --edition is an option of bench vision and bench app only")
         options["edition"] = args.edition
     if args.what == "engine":
         figures: dict[str, Any] = load_harness("engine")()
