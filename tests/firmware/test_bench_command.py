@@ -41,6 +41,14 @@ def test_count_and_seed_become_each_harness_own_names() -> None:
         harness_options("drift", 0, None)
 
 
+def test_edition_is_an_option_of_the_vision_and_app_benches_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--edition", "R"]) == 2
+    assert "--edition is an option of bench vision and bench app only" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # argparse names the choices
+        main(["bench", "vision", "--edition", "Z"])
+    assert refused.value.code == 2
+
+
 def _bench_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
     assert main(["bench", *argv, "--json"]) == 0
     return json.loads(capsys.readouterr().out)

@@ -37,6 +37,27 @@ def test_tally_counts_confident_mistakes_and_missing_boards():
     assert tally.figures()["clean_flagged_occluded"] == pytest.approx(1 / 2)
 
 
+def test_icons_under_a_piece_are_counted_apart():
+    class FakeReading:
+        occluded = False
+        position_dict = {"tiles": {"A1": {"color": "red", "icon": "A2"}, "C1": {"color": "blue", "icon": "C1"}},
+                         "structures": {"B1": {"kind": "dome", "color": "red"}}}
+        lot_confidence = {"B1": 0.95}
+
+    truth = {"tiles": {"A1": {"color": "red", "icon": "B1"}, "C1": {"color": "blue", "icon": "C1"}},
+             "structures": {"B1": {"kind": "dome", "color": "red"}}}  # A1's icon is under the dome
+    tally = _Tally()
+    tally.add(FakeReading(), truth, occluded=False)
+    figures = tally.figures()
+    assert figures["tile_icon_accuracy"] == pytest.approx(1 / 20)  # per board of 20 tiles
+    assert figures["tile_icon_in_view_accuracy"] == 1.0
+
+
+def test_bench_reads_one_edition_when_asked():
+    out = bench_vision(count=1, seed=5, size=(640, 480), edition="R")
+    assert out["edition"] == "R" and 0.0 <= out["tile_accuracy"] <= 1.0
+
+
 def test_bench_reports_known_pose_and_from_scratch_figures():
     out = bench_vision(count=1, seed=5, size=(640, 480))
     for key in ("lot_accuracy", "tile_accuracy", "board_exact", "confident_wrong", "occluded_flagged",
