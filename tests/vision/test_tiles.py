@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from bench_vision import truth_in_reader_convention
 from boardcam.vision import BoardPose, read_board
@@ -11,6 +12,8 @@ from boardcam.vision.tiles import (
     lot_patches,
     radial_profiles,
     read_icon_lots,
+    assignment,
+    five_of_each,
     read_tile_colours,
     tile_lots,
 )
@@ -74,6 +77,44 @@ def test_a_neutral_print_with_a_coloured_icon_names_its_guild_once_the_pieces_ar
     lab = to_lab(img, board_gains(img))
     read = read_tile_colours(lab, tile_px, 1.0 - pieces)
     assert [read[k][0] for k in TILE_KEYS] == colours
+
+
+def test_assignment_is_the_cheapest_one_to_one():
+    import itertools
+
+    rng = np.random.default_rng(3)
+    for n in (2, 4, 6):
+        cost = rng.random((n, n))
+        got = assignment(cost)
+        assert sorted(got) == list(range(n))
+        best = min(sum(cost[i, p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
+        assert sum(cost[i, got[i]] for i in range(n)) == pytest.approx(best)
+
+
+def _tile_probs(guilds: list[int], sure: float = 0.9) -> np.ndarray:
+    probs = np.full((20, 4), (1 - sure) / 3)
+    probs[np.arange(20), guilds] = sure
+    return probs
+
+
+def test_five_of_each_moves_the_least_sure_tiles_to_the_short_guild():
+    guilds = [g for g in range(4) for _ in range(5)]
+    probs = _tile_probs(guilds)
+    guilds_seen = list(guilds)
+    for t in (15, 16):  # two black tiles look red under a warm lamp, but less red than the real ones
+        guilds_seen[t] = 0
+        probs[t] = (0.55, 0.02, 0.03, 0.40)
+    assert list(probs.argmax(1)) == guilds_seen
+    layout, confidence = five_of_each(probs)
+    assert list(layout) == guilds
+    assert set(confidence) == {15, 16} and all(0.5 < c < 1.0 for c in confidence.values())
+    assert list(five_of_each(_tile_probs(guilds))[0]) == guilds  # five of each already: untouched
+
+
+def test_five_of_each_leaves_an_implausible_mix_as_seen():
+    guilds = [0] * 6 + [1] * 4 + [2] * 5 + [3] * 5  # six surely red tiles: a house set, read as it is
+    probs = _tile_probs(guilds, sure=0.999)
+    assert list(five_of_each(probs)[0]) == guilds
 
 
 def test_canonical_patches_align_the_tile_centre_and_turn_back():

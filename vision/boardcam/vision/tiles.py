@@ -272,10 +272,98 @@ def read_tile_colours(
     scores = tile_colour_scores(lab, tile_px, piece_free)
     scores = refine_with_prototypes(tile_features(lab, tile_px), scores)
     probs = _softmax(scores)
+    guilds, moved_confidence = five_of_each(probs)
     out = {}
     for t, key in enumerate(TILE_KEYS):
-        g = int(probs[t].argmax())
-        out[key] = (GUILDS[g], float(probs[t, g]))
+        g = int(guilds[t])
+        out[key] = (GUILDS[g], moved_confidence.get(t, float(probs[t, g])))
+    return out
+
+
+#: a tile is moved to another guild to make the count five of each only if that guild is this likely for it
+COUNT_MOVE_FLOOR = 0.01
+
+
+def five_of_each(probs: np.ndarray) -> tuple[np.ndarray, dict[int, float]]:
+    """Guild index per tile (20,): the most likely layout with five tiles of each guild, if it is plausible.
+
+    Alien City is played with five tiles of each guild (docs/rules.md), so
+    when the hue rules call ten tiles red under a warm lamp, the five least
+    red of them belong to the guild left short.  The count is a strong
+    hint, not a law: a layout that needs a tile moved to a guild it is
+    almost surely not (probability below COUNT_MOVE_FLOOR) is read tile by
+    tile as seen, and the app warns about the mix.  Also returns the
+    confidence of each moved tile: how much likelier the best five-of-each
+    layout is than the best one that leaves this tile as seen.
+    """
+    seen = probs.argmax(1)
+    per_guild = len(probs) // probs.shape[1]
+    if len(probs) % probs.shape[1] or np.all(np.bincount(seen, minlength=probs.shape[1]) == per_guild):
+        return seen, {}
+    cost = -np.log(np.clip(np.repeat(probs, per_guild, axis=1), 1e-12, 1.0))  # tile x slot (five per guild)
+    balanced = assignment(cost) // per_guild
+    moved = np.flatnonzero(balanced != seen)
+    if np.any(probs[moved, balanced[moved]] < COUNT_MOVE_FLOOR):
+        return seen, {}
+    total = cost[np.arange(len(cost)), _slots(balanced, per_guild)].sum()
+    confidence = {}
+    for t in moved:
+        kept = cost.copy()
+        kept[t] = np.inf
+        kept[t, seen[t] * per_guild : (seen[t] + 1) * per_guild] = cost[t, seen[t] * per_guild]
+        other = assignment(np.minimum(kept, 1e6)) // per_guild
+        gap = cost[np.arange(len(cost)), _slots(other, per_guild)].sum() - total
+        confidence[int(t)] = float(1.0 / (1.0 + np.exp(-gap)))
+    return balanced, confidence
+
+
+def _slots(guilds: np.ndarray, per_guild: int) -> np.ndarray:
+    """Any one-to-one slot per tile for a layout with per_guild tiles of each guild (costs are equal within a guild)."""
+    slots = np.empty(len(guilds), np.int64)
+    for g in range(int(guilds.max()) + 1):
+        members = np.flatnonzero(guilds == g)
+        slots[members] = g * per_guild + np.arange(len(members))
+    return slots
+
+
+def assignment(cost: np.ndarray) -> np.ndarray:
+    """Column of each row in the cheapest one-to-one assignment of a square cost matrix.
+
+    The Hungarian method with row and column potentials (shortest augmenting
+    paths, O(n³)); 20 × 20 here, so well under a millisecond.
+    """
+    n = len(cost)
+    u, v = np.zeros(n + 1), np.zeros(n + 1)
+    row_of = np.zeros(n + 1, np.int64)  # row_of[col] (1-based; 0 = free)
+    for row in range(1, n + 1):
+        row_of[0] = row
+        col0 = 0
+        slack = np.full(n + 1, np.inf)
+        came_from = np.zeros(n + 1, np.int64)
+        used = np.zeros(n + 1, bool)
+        while True:
+            used[col0] = True
+            r = row_of[col0]
+            free = ~used[1:]
+            reduced = cost[r - 1] - u[r] - v[1:]
+            better = free & (reduced < slack[1:])
+            slack[1:][better] = reduced[better]
+            came_from[1:][better] = col0
+            candidates = np.where(free, slack[1:], np.inf)
+            col1 = int(candidates.argmin()) + 1
+            delta = candidates[col1 - 1]
+            u[row_of[used]] += delta
+            v[used] -= delta
+            slack[1:][free] -= delta
+            col0 = col1
+            if row_of[col0] == 0:
+                break
+        while col0:
+            col1 = came_from[col0]
+            row_of[col0] = row_of[col1]
+            col0 = col1
+    out = np.empty(n, np.int64)
+    out[row_of[1:] - 1] = np.arange(n)
     return out
 
 
