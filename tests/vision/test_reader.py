@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -98,11 +100,11 @@ def test_prints_the_first_look_takes_for_pieces_are_read_again_with_the_network(
     real_first_look = reader_module._first_look
 
     def icons_as_pieces(*args, **kwargs):
-        first, piece, icon_like = real_first_look(*args, **kwargs)
-        piece, icon_like = piece.copy(), icon_like.copy()
+        look = real_first_look(*args, **kwargs)
+        piece, icon_like = look.piece.copy(), look.icon_like.copy()
         for lot in icon_lots:
             piece[lot], icon_like[lot] = 0.95, 1e-4
-        return first, piece, icon_like
+        return dataclasses.replace(look, piece=piece, icon_like=icon_like)
 
     monkeypatch.setattr(reader_module, "_first_look", icons_as_pieces)
     reading = read_board(sc.image, pose=pose)

@@ -117,8 +117,22 @@ def plain_templates(canon: np.ndarray, lot_guild: np.ndarray, piece: np.ndarray 
             continue
         free = members[piece[members] < 0.5]
         use = free if len(free) >= 4 else members
-        out[g] = np.median(canon[use], axis=0, overwrite_input=True)  # canon[use] is a copy already
+        out[g] = pixel_median(canon[use])
     return out
+
+
+def pixel_median(stack: np.ndarray) -> np.ndarray:
+    """Per-pixel median over the first axis of a stack of images (np.median's, about twice as fast).
+
+    Why: the templates take a median over 10 to 20 lots per guild twice a
+    frame; partitioning each pixel's values in place, contiguous, spares the
+    strided copy np.median makes along the first axis.
+    """
+    n = len(stack)
+    values = np.ascontiguousarray(stack.reshape(n, -1).T)
+    middle = (n - 1) // 2, n // 2
+    values.partition(middle, axis=1)
+    return (0.5 * (values[:, middle[0]] + values[:, middle[1]])).astype(stack.dtype).reshape(stack.shape[1:])
 
 
 def expected_from_frame(
@@ -149,7 +163,7 @@ def expected_from_frame(
         ref = patches[int(np.argmin(piece[icons]))]
         best = np.abs(turns - ref[None, None]).mean(axis=(2, 3, 4)).argmin(1)
         aligned = turns[np.arange(len(icons)), best]
-        template = np.median(aligned, axis=0) if len(icons) >= 3 else aligned[0]
+        template = pixel_median(aligned) if len(icons) >= 3 else aligned[0]
         template_turns = np.stack([np.rot90(template, k) for k in range(4)])  # (4, s, s, 3)
         fit = np.abs(template_turns[None] - patches[:, None]).mean(axis=(2, 3, 4)).argmin(1)
         out[icons] = template_turns[fit]

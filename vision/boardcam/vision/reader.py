@@ -43,8 +43,11 @@ from boardcam.vision.occlusion import Occlusion, find_occlusion
 from boardcam.vision.tiles import (
     GUILDS,
     TILE_KEYS,
+    TILE_OF_LOT,
+    ColourVotes,
     TileReading,
     canonical,
+    colour_votes,
     lot_grid,
     lot_name,
     read_icon_lots,
@@ -238,20 +241,20 @@ def analyse(
         t1 = time.perf_counter()
         timing["tiles"] = (t1 - t0) * 1000
     else:
-        first, piece, icon_like = _first_look(lab, seen, canon, centre, lean, first_model)
-        tiles, expected_seen = _tiles_from_frame(lab, seen, canon, piece, icon_like)
+        look = _first_look(lab, seen, canon, centre, lean, first_model)
+        first = look.features
+        tiles, expected_seen = _tiles_from_frame(lab, seen, canon, look.piece, look.icon_like, look.votes)
         t1 = time.perf_counter()
         timing["tiles"] = (t1 - t0) * 1000
     if use_net:
         analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, with_reference, appearance, lab)
         if not with_reference:
-            net_piece = 1.0 - analysis.kind_probs[:, 0]
-            if icon_like is not None and np.any(piece - net_piece > SECOND_LOOK_GAP):
+            second = _second_look(look, 1.0 - analysis.kind_probs[:, 0], tiles)
+            if second is not None:
                 # the first look took a print for a piece (tile art it has not
                 # seen): the icons and the empty looks are read again with the
                 # network's pieces, and the lots against those
-                icon_like = icon_like + np.clip(piece - net_piece, 0.0, None)
-                tiles, expected_seen = _tiles_from_frame(lab, seen, canon, net_piece, icon_like)
+                tiles, expected_seen = _tiles_from_frame(lab, seen, canon, *second, look.votes)
                 analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, False, appearance, lab)
         timing["lots"] = (time.perf_counter() - t1) * 1000
         return tiles, analysis
@@ -279,29 +282,59 @@ def analyse(
 SECOND_LOOK_GAP = 0.5
 
 
-def _first_look(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, centre: Any, lean: float,
-                first_model: dict[str, Any] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Features, piece and icon probabilities of every lot, before the icons are known.
+@dataclass(frozen=True)
+class FirstLook:
+    """Every lot before the icons are known: features, piece and icon probabilities, the frame's colour votes."""
 
-    Each lot is compared with its guild's plain print (the median of the
-    guild's canonical lots), the guild from the hue rules alone.
-    """
-    colours = read_tile_colours(lab, TILE_PX)
+    features: np.ndarray
+    piece: np.ndarray
+    icon_like: np.ndarray | None
+    votes: ColourVotes
+
+
+def _first_look(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, centre: Any, lean: float,
+                first_model: dict[str, Any] | None) -> FirstLook:
+    """Each lot compared with its guild's plain print (the median of the guild's canonical lots),
+    the guild from the hue rules alone."""
+    votes = colour_votes(lab, TILE_PX)
+    colours = read_tile_colours(lab, TILE_PX, votes=votes)
     lot_guild = lots_stage.guild_index({k: TileReading(c, 0, conf, 0.0) for k, (c, conf) in colours.items()})
     plain = lots_stage.plain_templates(canon, lot_guild)
     first = lots_stage.lot_features(seen, lots_stage.relight(canonical(plain[lot_guild], inverse=True), seen), centre, lean)
     if first_model is None:
-        return first, 1.0 - lots_stage.heuristic_probabilities(first)[:, 0], None
+        return FirstLook(first, 1.0 - lots_stage.heuristic_probabilities(first)[:, 0], None, votes)
     look = lots_stage.kind_probabilities(first, first_model)  # classes: plain, icon, dome, tower
-    return first, look[:, 2] + look[:, 3], look[:, 1]
+    return FirstLook(first, look[:, 2] + look[:, 3], look[:, 1], votes)
+
+
+def _second_look(look: FirstLook, net_piece: np.ndarray,
+                 tiles: dict[str, TileReading]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Pieces and icon probabilities to read the tiles again with, or None when the network agrees.
+
+    A lot the first look took for a piece and the network calls empty is a
+    print, most likely an icon: its piece probability goes to the icon.  The
+    tiles are read again only if that could move an icon, that is if such a
+    lot now looks more like an icon than its tile's chosen icon lot did.
+    """
+    if look.icon_like is None:
+        return None
+    print_not_piece = np.clip(look.piece - net_piece, 0.0, None)
+    doubted = np.flatnonzero(print_not_piece > SECOND_LOOK_GAP)
+    if len(doubted) == 0:
+        return None
+    icon_like = look.icon_like + print_not_piece
+    chosen = {lot: tiles[TILE_KEYS[TILE_OF_LOT[lot]]].icon_lot for lot in doubted}
+    if all(chosen[lot] == lot or icon_like[lot] <= look.icon_like[chosen[lot]] for lot in doubted):
+        return None
+    return net_piece, icon_like
 
 
 def _tiles_from_frame(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, piece: np.ndarray,
-                      icon_like: np.ndarray | None) -> tuple[dict[str, TileReading], np.ndarray]:
+                      icon_like: np.ndarray | None, votes: ColourVotes) -> tuple[dict[str, TileReading], np.ndarray]:
     """Tiles and every lot's empty look, read from the frame itself given where the pieces are."""
     # with the pieces known, the free icon lots can name the guild of a tile
     # printed in colour only there
-    colours = read_tile_colours(lab, TILE_PX, 1.0 - piece)
+    colours = read_tile_colours(lab, TILE_PX, 1.0 - piece, votes)
     lot_guild = lots_stage.guild_index({k: TileReading(c, 0, conf, 0.0) for k, (c, conf) in colours.items()})
     # A late game puts a dome of the tile's own colour on most lots, so the
     # guild median can itself look like a dome: the final templates leave

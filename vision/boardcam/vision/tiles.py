@@ -146,7 +146,33 @@ def profile_distances(a: np.ndarray, b: np.ndarray, clip: float = 40.0) -> np.nd
 # ----------------------------------------------------------------------------- colour
 
 
-def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None) -> np.ndarray:
+@dataclass(frozen=True)
+class ColourVotes:
+    """Every lot's colour evidence, computed once per frame (the tiles may be named twice).
+
+    Pixels are taken every other one: plenty for a vote.
+    """
+
+    vote_weight: np.ndarray  # (80, n) each pixel's chroma beyond the grey of print and noise
+    guild_weight: np.ndarray  # (3, 80, n) how near each pixel's hue is to red, blue, green
+    votes: np.ndarray  # (80, 3) the lot's mean vote for each guild hue
+    light: np.ndarray  # (80,) the lot's median lightness
+    mean: np.ndarray  # (80, 3) the lot's mean Lab
+
+
+def colour_votes(lab: np.ndarray, tile_px: int) -> ColourVotes:
+    lots = lot_grid(lab, tile_px // 2)[:, ::2, ::2].reshape(80, -1, 3)
+    a, b = lots[..., 1], lots[..., 2]
+    chroma = np.hypot(a, b)
+    hue = np.degrees(np.arctan2(b, a)) % 360.0
+    vote_weight = np.clip(chroma - 8.0, 0.0, 40.0)
+    guild_weight = np.stack([np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2) for g in ("red", "blue", "green")])
+    votes = (vote_weight[None] * guild_weight).mean(axis=2).T
+    return ColourVotes(vote_weight, guild_weight, votes, np.median(lots[..., 0], axis=1), lots.mean(1))
+
+
+def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None,
+                       votes: ColourVotes | None = None) -> np.ndarray:
     """Log-scores (20, 4) for red, blue, green, black of every tile.
 
     Each saturated pixel votes for the guild hue nearest to it, weighted by
@@ -155,30 +181,22 @@ def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | N
     lets lots with pieces count less, and lets a free icon lot name the guild
     of a tile whose print has no colour but its icon.
     """
-    s = tile_px // 2
-    lots = lot_grid(lab, s)[:, ::2, ::2]  # (80, s/2, s/2, 3): every other pixel is plenty for a vote
+    seen = colour_votes(lab, tile_px) if votes is None else votes
     weights = np.ones(80, np.float32) if piece_free is None else np.clip(piece_free, 0.05, 1.0).astype(np.float32)
-    light = lots[..., 0].reshape(80, -1)
-    a, b = lots[..., 1].reshape(80, -1), lots[..., 2].reshape(80, -1)
-    chroma = np.hypot(a, b)
-    hue = np.degrees(np.arctan2(b, a)) % 360.0
-    vote_weight = np.clip(chroma - 8.0, 0.0, 40.0)
-    guild_weight = np.stack([np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2) for g in ("red", "blue", "green")])
-    votes = (vote_weight[None] * guild_weight).mean(axis=2).T  # (80, 3)
-    lot_light = np.median(light, axis=1)
     # per tile, trust the lots that look least like a piece: the two with the
     # fewest colour votes (pieces add colour to a black tile, never remove the
     # print's colour from a coloured one), weighted by how free they seem
-    lot_total = votes.sum(1) / weights
+    lot_total = seen.votes.sum(1) / weights
     order = np.argsort(lot_total[TILE_LOT_IDS], axis=1)[:, :2]
     calm = np.take_along_axis(TILE_LOT_IDS, order, axis=1)  # (20, 2) lot ids
-    tile_votes = votes[calm].mean(1)
-    tile_light = lot_light[calm].mean(1)
+    tile_votes = seen.votes[calm].mean(1)
+    tile_light = seen.light[calm].mean(1)
     bright = float(np.percentile(tile_light, 80))
     dark_share = np.clip(1.0 - tile_light / max(bright, 1e-3), 0.0, 1.0)  # 0 for the bright tiles
     if piece_free is not None:  # a light card with no colour but its icon's (black tiles are dark)
         light_card = dark_share < 0.25
-        tile_votes = tile_votes + _icon_votes(vote_weight, guild_weight, weights, tile_votes.sum(1)) * light_card[:, None]
+        icon = _icon_votes(seen.vote_weight, seen.guild_weight, weights, tile_votes.sum(1))
+        tile_votes = tile_votes + icon * light_card[:, None]
     total_votes = tile_votes.sum(1)
     colourful = total_votes / max(float(np.percentile(total_votes, 75)), 1e-3)
     share = tile_votes / np.maximum(total_votes[:, None], 1e-6)
@@ -250,27 +268,26 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def tile_features(lab: np.ndarray, tile_px: int) -> np.ndarray:
+def tile_features(lab: np.ndarray, tile_px: int, votes: ColourVotes | None = None) -> np.ndarray:
     """Per tile: mean Lab of its two calmest lots (fewest saturated pixels), (20, 3).
 
     The calm lots are the ones least likely to hold a piece, so this is the
     tile's own print, the thing the prototypes compare.
     """
-    lots = lot_grid(lab, tile_px // 2)[:, ::2, ::2].reshape(80, -1, 3)
-    chroma = np.hypot(lots[..., 1], lots[..., 2])
-    colourful = np.clip(chroma - 8.0, 0.0, 40.0).mean(1)
-    mean = lots.mean(1)  # (80, 3)
+    seen = colour_votes(lab, tile_px) if votes is None else votes
+    colourful = seen.vote_weight.mean(1)
     order = np.argsort(colourful[TILE_LOT_IDS], axis=1)[:, :2]
     calm = np.take_along_axis(TILE_LOT_IDS, order, axis=1)
-    return mean[calm].mean(1)
+    return seen.mean[calm].mean(1)  # type: ignore[no-any-return]
 
 
 def read_tile_colours(
-    lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None
+    lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None, votes: ColourVotes | None = None
 ) -> dict[str, tuple[str, float]]:
-    """Guild colour and confidence of every tile."""
-    scores = tile_colour_scores(lab, tile_px, piece_free)
-    scores = refine_with_prototypes(tile_features(lab, tile_px), scores)
+    """Guild colour and confidence of every tile (``votes``: this frame's, when already computed)."""
+    votes = colour_votes(lab, tile_px) if votes is None else votes
+    scores = tile_colour_scores(lab, tile_px, piece_free, votes)
+    scores = refine_with_prototypes(tile_features(lab, tile_px, votes), scores)
     probs = _softmax(scores)
     guilds, moved_confidence = five_of_each(probs)
     out = {}
