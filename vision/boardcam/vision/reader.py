@@ -539,13 +539,19 @@ def _believed_empty(previous: Reading | None) -> np.ndarray | None:
     return empty
 
 
-SURE = 0.9  # calibrated confidence from which a fresh answer overrides a kept one
+SURE = 0.9  # calibrated confidence of an answer worth keeping
+LEANS = 0.5  # calibrated confidence from which a fresh answer that differs overrides a kept one
 
 
 def _confidently_otherwise(fresh: LotReading, confidence: float, kept: LotReading) -> bool:
-    """Whether this frame reads the lot, surely, as something else than the answer it would keep."""
+    """Whether this frame reads the lot as something else than the answer it would keep, more likely than not.
+
+    Why not only when sure: a black dome on a dark tile changes the look
+    less than the bar, and a reading that leans to "dome" is then worth an
+    unsure answer (the app looks again) rather than the old sure "empty".
+    """
     same = (fresh.kind, fresh.colour, fresh.cap) == (kept.kind, kept.colour, kept.cap)
-    return not same and confidence >= SURE
+    return not same and confidence >= LEANS
 
 
 SAME_POSE_PX = 1.0  # corners further apart than this: the lots are sampled elsewhere, compare nothing
