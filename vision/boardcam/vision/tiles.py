@@ -10,7 +10,10 @@ shares, and what this module relies on:
 * colour names start from hue angles, then are refined with prototypes
   learned from this very frame (the mean colour of the tiles confidently
   named so far), the way a person re-judges "is that dark blue or black?"
-  after seeing the whole board;
+  after seeing the whole board, and the count settles the rest: a set has
+  five tiles of each guild;
+* an edition may print the guild only in the icon, on a neutral card: then
+  the free icon lot's most colourful pixels name the tile;
 * the icon lot is the odd one out of its tile: the lot whose empty look
   departs most from the tile's other lots.  Only lots without pieces are
   candidates, and the choice is made consistent across the tiles of a guild
