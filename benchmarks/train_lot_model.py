@@ -96,6 +96,7 @@ def _cached_render(seed: int, size: tuple[int, int], cache: Path | None,
 
     from scenegen import render_scene, sample_params
     from scenegen.positions import game_positions
+    from scenegen.sampling import made_up_art
 
     name = f"{seed}-{size[0]}x{size[1]}{'-R' if made_up else ''}.npz"
     path = cache / name if cache is not None else None
@@ -107,10 +108,7 @@ def _cached_render(seed: int, size: tuple[int, int], cache: Path | None,
     rng = np.random.default_rng([seed, 1])  # the same draws as scenegen.random_scene
     positions = game_positions(int(rng.integers(2 ** 31)))
     position = positions[int(rng.integers(len(positions)))]
-    overrides: dict[str, Any] = {}
-    if made_up:
-        overrides = {"edition": "R", "palette_jitter": float(np.random.default_rng([seed, 5]).uniform(0, 2.5))}
-    params = sample_params(rng, size, overrides)
+    params = sample_params(rng, size, made_up_art(seed) if made_up else {})
     scene = render_scene(position, params, seed)
     result = None
     if not scene.truth.get("occluded"):

@@ -79,6 +79,7 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     from bench_vision import truth_in_reader_convention
     from scenegen import render_scene, sample_params
     from scenegen.positions import game_positions
+    from scenegen.sampling import made_up_art
 
     from boardcam.vision import reader
     from boardcam.vision.colour import board_gains, gains_matching, to_lab
@@ -94,11 +95,7 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     positions = game_positions(int(rng.integers(2**31)))
     position = positions[int(rng.integers(len(positions)))]
     size = size or ((1640, 1232) if seed % 4 else (1296, 972))
-    overrides: dict[str, Any] = {}
-    if edition is not None:
-        overrides["edition"] = edition
-    if edition == "R":
-        overrides["palette_jitter"] = float(np.random.default_rng([seed, 5]).uniform(0, 2.5))
+    overrides: dict[str, Any] = made_up_art(seed) if edition == "R" else {} if edition is None else {"edition": edition}
     params = sample_params(rng, size, overrides)
     scene = render_scene(position, params, seed)
     CACHE.mkdir(parents=True, exist_ok=True)

@@ -154,6 +154,15 @@ def sample_params(rng: np.random.Generator, size: tuple[int, int] = (1640, 1232)
     return dataclasses.replace(best, **fixed)
 
 
+MADE_UP_JITTER = 2.5  # how far past the benchmarks' ink jitter (at most 1) made-up training art goes
+
+
+def made_up_art(seed: int) -> dict[str, Any]:
+    """Overrides that print a training scene in made-up tile art (edition R), inks and piece colours
+    jittered up to MADE_UP_JITTER (drawn from the seed, so a cached scene renders again the same)."""
+    return {"edition": "R", "palette_jitter": float(np.random.default_rng([seed, 5]).uniform(0, MADE_UP_JITTER))}
+
+
 def random_scene(seed: int, size: tuple[int, int] = (1640, 1232), position: dict[str, Any] | None = None,
                  **overrides: Any) -> Scene:
     """One random frame: a random ply of a random legal game (unless `position` is given)."""

@@ -44,14 +44,15 @@ class VisionReader:
     """
 
     EMPTY_TILE_CONFIDENCE = 0.5  # below this an "empty board" read is not trusted as the reference
-    SURE_PIECE = 0.9  # a structure read at least this surely means the board is not the empty one
 
     def __init__(self, calibration: Any = None) -> None:
         from boardcam.calibration.drift import check_drift, drift_reference
         from boardcam.vision import empty_board_reference, read_board
+        from boardcam.vision.reader import SURE
 
         self._read_board = read_board
         self._empty_board_reference = empty_board_reference
+        self._sure = SURE  # a structure read this surely means the board is not the empty one
         self._drift_reference = drift_reference
         self._check_drift = check_drift
         self._parts = _vision_parts(calibration)
@@ -137,7 +138,7 @@ class VisionReader:
         """
         structures = reading.position_dict.get("structures") or {}
         if self._reference is not None or any(
-                reading.lot_confidence.get(lot, 0.0) >= self.SURE_PIECE for lot in structures):
+                reading.lot_confidence.get(lot, 0.0) >= self._sure for lot in structures):
             return
         if min(reading.tile_confidence.values(), default=0.0) < self.EMPTY_TILE_CONFIDENCE:
             return

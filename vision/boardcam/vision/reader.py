@@ -298,13 +298,18 @@ def _first_look(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, centre: An
     the guild from the hue rules alone."""
     votes = colour_votes(lab, TILE_PX)
     colours = read_tile_colours(lab, TILE_PX, votes=votes)
-    lot_guild = lots_stage.guild_index({k: TileReading(c, 0, conf, 0.0) for k, (c, conf) in colours.items()})
+    lot_guild = _guild_of_lots(colours)
     plain = lots_stage.plain_templates(canon, lot_guild)
     first = lots_stage.lot_features(seen, lots_stage.relight(canonical(plain[lot_guild], inverse=True), seen), centre, lean)
     if first_model is None:
         return FirstLook(first, 1.0 - lots_stage.heuristic_probabilities(first)[:, 0], None, votes)
     look = lots_stage.kind_probabilities(first, first_model)  # classes: plain, icon, dome, tower
     return FirstLook(first, look[:, 2] + look[:, 3], look[:, 1], votes)
+
+
+def _guild_of_lots(colours: dict[str, tuple[str, float]]) -> np.ndarray:
+    """Guild index of every lot from the tile colours alone (before the icons are read)."""
+    return lots_stage.guild_index({k: TileReading(c, 0, conf, 0.0) for k, (c, conf) in colours.items()})
 
 
 def _second_look(look: FirstLook, net_piece: np.ndarray,
@@ -335,7 +340,7 @@ def _tiles_from_frame(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, piec
     # with the pieces known, the free icon lots can name the guild of a tile
     # printed in colour only there
     colours = read_tile_colours(lab, TILE_PX, 1.0 - piece, votes)
-    lot_guild = lots_stage.guild_index({k: TileReading(c, 0, conf, 0.0) for k, (c, conf) in colours.items()})
+    lot_guild = _guild_of_lots(colours)
     # A late game puts a dome of the tile's own colour on most lots, so the
     # guild median can itself look like a dome: the final templates leave
     # out the lots with pieces.
@@ -483,7 +488,7 @@ def read_board(
             lot = int(lot)
             if previous.lot_confidence[_lot_name(lot)] < SURE:
                 continue  # an unsure answer is no answer to keep: each new frame may read it better
-            if _confidently_otherwise(lots[lot], lot_conf[_lot_name(lot)], previous.lots[lot]):
+            if _reads_otherwise(lots[lot], lot_conf[_lot_name(lot)], previous.lots[lot]):
                 continue  # a faint piece (a coin on its own colour) may change a lot less than the bar
             lots[lot] = previous.lots[lot]
             lot_conf[_lot_name(lot)] = previous.lot_confidence[_lot_name(lot)]
@@ -543,7 +548,7 @@ SURE = 0.9  # calibrated confidence of an answer worth keeping
 LEANS = 0.5  # calibrated confidence from which a fresh answer that differs overrides a kept one
 
 
-def _confidently_otherwise(fresh: LotReading, confidence: float, kept: LotReading) -> bool:
+def _reads_otherwise(fresh: LotReading, confidence: float, kept: LotReading) -> bool:
     """Whether this frame reads the lot as something else than the answer it would keep, more likely than not.
 
     Why not only when sure: a black dome on a dark tile changes the look

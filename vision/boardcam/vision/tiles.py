@@ -329,9 +329,9 @@ def five_of_each(probs: np.ndarray) -> tuple[np.ndarray, dict[int, float]]:
     confidence = {}
     for t in moved:
         kept = cost.copy()
-        kept[t] = np.inf
+        kept[t] = 1e6  # tile t may only take a slot of the guild it was seen as
         kept[t, seen[t] * per_guild : (seen[t] + 1) * per_guild] = cost[t, seen[t] * per_guild]
-        other = assignment(np.minimum(kept, 1e6)) // per_guild
+        other = assignment(kept) // per_guild
         gap = cost[np.arange(len(cost)), _slots(other, per_guild)].sum() - total
         confidence[int(t)] = float(1.0 / (1.0 + np.exp(-gap)))
     return balanced, confidence
