@@ -74,11 +74,13 @@ def to_lab(bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
     """
     lut = np.clip(np.arange(256, dtype=np.float32)[:, None] * np.asarray(gains, np.float32)[None, :], 0, 255)
     balanced = cv2.LUT(np.ascontiguousarray(bgr, dtype=np.uint8), lut.astype(np.uint8).reshape(256, 1, 3))
-    lab8 = cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB)
-    lab = lab8.astype(np.float32)
-    lab[..., 0] *= 100.0 / 255.0
-    lab[..., 1:] -= 128.0
-    return lab
+    return cv2.LUT(cv2.cvtColor(balanced, cv2.COLOR_BGR2LAB), _LAB8_TO_FLOAT)  # type: ignore[no-any-return]
+
+
+#: OpenCV's 8-bit Lab (L scaled to 0..255, a and b offset by 128) to float Lab, as a per-channel lookup table
+_LAB8_TO_FLOAT = np.stack(
+    [np.arange(256) * (100.0 / 255.0), np.arange(256) - 128.0, np.arange(256) - 128.0], axis=-1
+).astype(np.float32).reshape(256, 1, 3)
 
 
 def hue_chroma(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

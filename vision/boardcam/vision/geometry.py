@@ -168,13 +168,16 @@ def _build_warp_cached(
     pose = BoardPose.from_points(corners)
     board_h = board_to_image(pose)
     width, height = TILES_WIDE * tile_px + 2 * margin_px, TILES_TALL * tile_px + 2 * margin_px
-    u, v = np.meshgrid(np.arange(width, dtype=np.float64) + 0.5, np.arange(height, dtype=np.float64) + 0.5)
-    bx = (u - margin_px) / tile_px
-    by = TILES_TALL - (v - margin_px) / tile_px
-    pts = np.stack([bx, by, np.ones_like(bx)], axis=-1) @ board_h.T
-    img = pts[..., :2] / pts[..., 2:3]
+    # each warped pixel's board point, through the homography (row and column vectors broadcast:
+    # plain 2-D arithmetic, far quicker than stacking homogeneous points)
+    bx = ((np.arange(width, dtype=np.float64) + 0.5 - margin_px) / tile_px)[None, :]
+    by = (TILES_TALL - (np.arange(height, dtype=np.float64) + 0.5 - margin_px) / tile_px)[:, None]
+    hom = board_h[2, 0] * bx + board_h[2, 1] * by + board_h[2, 2]
+    x = (board_h[0, 0] * bx + board_h[0, 1] * by + board_h[0, 2]) / hom
+    y = (board_h[1, 0] * bx + board_h[1, 1] * by + board_h[1, 2]) / hom
     if intrinsics is not None:
-        img = distort_points(img.reshape(-1, 2), intrinsics, image_size).reshape(height, width, 2)
-    map1, map2 = cv2.convertMaps(img[..., 0].astype(np.float32), img[..., 1].astype(np.float32), cv2.CV_16SC2)
+        img = distort_points(np.stack([x, y], axis=-1).reshape(-1, 2), intrinsics, image_size).reshape(height, width, 2)
+        x, y = img[..., 0], img[..., 1]
+    map1, map2 = cv2.convertMaps(x.astype(np.float32), y.astype(np.float32), cv2.CV_16SC2)
     centre = camera_centre(board_h, camera_matrix_for(image_size, intrinsics))
     return WarpGeometry(tile_px, margin_px, board_h, map1, map2, centre)

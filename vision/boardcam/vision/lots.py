@@ -86,6 +86,20 @@ def _masks(s: int) -> dict[str, np.ndarray]:
     return {"centre": r < 0.55, "ring": (r >= 0.55) & (r < 0.95), "corner": r >= 0.95, "core": r < 0.35}
 
 
+REGIONS = ("core", "centre", "ring", "corner")
+
+
+@lru_cache(maxsize=8)
+def _region_means(s: int) -> np.ndarray:
+    """(s*s, 4): multiplying flattened lots by this gives their mean over core, centre, ring, corner.
+
+    One matrix product replaces four masked copies of every lot.
+    """
+    masks = _masks(s)
+    weights = np.stack([masks[name].ravel() for name in REGIONS], axis=1).astype(np.float32)
+    return weights / weights.sum(0, keepdims=True)
+
+
 @lru_cache(maxsize=8)
 def _offsets(s: int) -> tuple[np.ndarray, np.ndarray]:
     """Pixel offsets from a lot's centre in board units (x right, y up), per pixel."""
@@ -232,6 +246,21 @@ FEATURE_NAMES = (
 )
 
 
+@lru_cache(maxsize=8)
+def _edge_geometry(s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pixel of a lot: the unit vector from its centre (x, y) and the (s*s, 3) ring-mean weights."""
+    yy, xx = np.mgrid[0:s, 0:s]
+    rx, ry = xx + 0.5 - s / 2, yy + 0.5 - s / 2
+    r = np.hypot(rx, ry) / (s / 2)
+    unit_x = (rx / np.maximum(r, 1e-3) / (s / 2)).astype(np.float32)
+    unit_y = (ry / np.maximum(r, 1e-3) / (s / 2)).astype(np.float32)
+    rings = np.stack([((r >= lo) & (r < hi)).ravel() for lo, hi in EDGE_RINGS], axis=1).astype(np.float32)
+    return unit_x, unit_y, rings
+
+
+EDGE_RINGS = ((0.0, 0.4), (0.4, 0.75), (0.75, 1.0))
+
+
 def edge_features(seen_l: np.ndarray, expected_l: np.ndarray) -> np.ndarray:
     """Edge energy and how radial the edges are, in three rings about the lot centre: (n, 6).
 
@@ -242,17 +271,14 @@ def edge_features(seen_l: np.ndarray, expected_l: np.ndarray) -> np.ndarray:
     n, s = seen_l.shape[:2]
     gy_s, gx_s = np.gradient(seen_l, axis=(1, 2))
     gy_e, gx_e = np.gradient(expected_l, axis=(1, 2))
-    mag_s = np.hypot(gx_s, gy_s)
-    mag_e = np.hypot(gx_e, gy_e)
-    yy, xx = np.mgrid[0:s, 0:s]
-    rx, ry = xx + 0.5 - s / 2, yy + 0.5 - s / 2
-    r = np.hypot(rx, ry) / (s / 2)
-    radial = np.abs(gx_s * (rx / np.maximum(r, 1e-3))[None] + gy_s * (ry / np.maximum(r, 1e-3))[None]) / (s / 2)
+    mag_s = np.hypot(gx_s, gy_s).reshape(n, -1)
+    mag_e = np.hypot(gx_e, gy_e).reshape(n, -1)
+    unit_x, unit_y, rings = _edge_geometry(s)
+    radial = np.abs(gx_s * unit_x + gy_s * unit_y).reshape(n, -1)
+    mag_s_sum = mag_s @ rings
     out = np.zeros((n, 6), np.float32)
-    for i, (lo, hi) in enumerate(((0.0, 0.4), (0.4, 0.75), (0.75, 1.0))):
-        m = (r >= lo) & (r < hi)
-        out[:, i] = (mag_s[:, m].mean(1) - mag_e[:, m].mean(1)) / 3.0
-        out[:, 3 + i] = radial[:, m].sum(1) / (mag_s[:, m].sum(1) + 1.0)
+    out[:, 0:3] = (mag_s_sum - mag_e @ rings) / rings.sum(0) / 3.0
+    out[:, 3:6] = (radial @ rings) / (mag_s_sum + 1.0)
     return out
 
 RAY_ANGLES = 16
@@ -266,20 +292,25 @@ def ray_lengths(changed_board: np.ndarray, lot_px: int) -> tuple[np.ndarray, np.
     piece does not count.  A dome gives equal rays, a square tower base a
     four-fold pattern, a leaning tower long rays on one side.
     """
-    s = lot_px
-    pad = s
-    padded = np.pad(changed_board, pad)
-    theta = np.arange(RAY_ANGLES) * 2 * np.pi / RAY_ANGLES
-    ids = np.arange(80)
-    cx = (ids % LOTS_WIDE + 0.5) * s + pad
-    cy = (LOTS_TALL - 1 - ids // LOTS_WIDE + 0.5) * s + pad
-    dx = np.cos(theta)[:, None] * RAY_STEPS[None] * s  # (16, 12)
-    dy = -np.sin(theta)[:, None] * RAY_STEPS[None] * s
-    xs = np.clip(np.rint(cx[:, None, None] + dx[None]).astype(int), 0, padded.shape[1] - 1)
-    ys = np.clip(np.rint(cy[:, None, None] + dy[None]).astype(int), 0, padded.shape[0] - 1)
+    padded = np.pad(changed_board, lot_px)
+    ys, xs, theta = _ray_samples(lot_px, padded.shape)
     hit = padded[ys, xs]  # (80, 16, 12)
     run = np.cumprod(hit, axis=2).sum(axis=2)
     return run / 16.0, theta
+
+
+@lru_cache(maxsize=8)
+def _ray_samples(s: int, padded_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pixel rows and columns (80, 16, 12) of every ray's samples in the board padded by one lot, and the ray angles."""
+    theta = np.arange(RAY_ANGLES) * 2 * np.pi / RAY_ANGLES
+    ids = np.arange(80)
+    cx = (ids % LOTS_WIDE + 0.5) * s + s
+    cy = (LOTS_TALL - 1 - ids // LOTS_WIDE + 0.5) * s + s
+    dx = np.cos(theta)[:, None] * RAY_STEPS[None] * s  # (16, 12)
+    dy = -np.sin(theta)[:, None] * RAY_STEPS[None] * s
+    xs = np.clip(np.rint(cx[:, None, None] + dx[None]).astype(int), 0, padded_shape[1] - 1)
+    ys = np.clip(np.rint(cy[:, None, None] + dy[None]).astype(int), 0, padded_shape[0] - 1)
+    return ys, xs, theta
 
 
 def lot_features(
@@ -301,14 +332,10 @@ def lot_features(
     changed = diff > threshold
     feats = np.zeros((n, len(FEATURE_NAMES)), np.float32)
 
-    def region(name: str) -> np.ndarray:
-        return masks[name].ravel()
-
-    for i, name in enumerate(("core", "centre", "ring", "corner")):
-        m = region(name)
-        feats[:, i] = diff[:, m].mean(1) / 10.0
-        feats[:, 4 + i] = changed[:, m].mean(1)
-    centre = region("centre")
+    means = _region_means(s)
+    feats[:, 0:4] = diff @ means / 10.0
+    feats[:, 4:8] = changed.astype(np.float32) @ means
+    centre = masks["centre"].ravel()
     sl = seen[..., 0].reshape(n, -1)[:, centre]
     el = expected[..., 0].reshape(n, -1)[:, centre]
     gy_s = np.abs(np.diff(seen[..., 0], axis=1)).mean(axis=(1, 2))
