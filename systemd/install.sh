@@ -37,11 +37,12 @@ OS_RELEASE_FILE="${BOARDCAM_OS_RELEASE:-/etc/os-release}"
 VENV="$PREFIX/venv"
 HARDWARE_GROUPS=(video gpio i2c spi)
 
-# picamera2 + libcamera bindings come only from Raspberry Pi OS; lgpio and
-# spidev from apt so pip never has to compile them (the venv sees them).
+# picamera2 + libcamera bindings come only from Raspberry Pi OS; lgpio,
+# spidev and SciPy from apt so pip never has to build or fetch them against
+# another NumPy (the venv sees them).
 REQUIRED_PACKAGES=(
     python3-venv
-    python3-picamera2 python3-libcamera python3-numpy
+    python3-picamera2 python3-libcamera python3-numpy python3-scipy
     python3-lgpio python3-spidev
     i2c-tools
 )
@@ -187,8 +188,8 @@ install_boardcam() {
     # requirement truly demands another version (the constraints forbid the bad ones).
     run "$VENV/bin/python" -m pip install --upgrade --upgrade-strategy only-if-needed \
         --constraint "$CONSTRAINTS" "$SOURCE_DIR[pi]"
-    say "checking that picamera2, NumPy, OpenCV and the GPIO/SPI bindings load together"
-    run "$VENV/bin/python" -c 'import numpy, cv2, picamera2, lgpio, spidev, gpiozero, luma.core; print("numpy", numpy.__version__, "from", numpy.__file__); print("opencv", cv2.__version__)'
+    say "checking that picamera2, NumPy, SciPy, OpenCV and the GPIO/SPI bindings load together"
+    run "$VENV/bin/python" -c 'import numpy, scipy, cv2, picamera2, lgpio, spidev, gpiozero, luma.core; print("numpy", numpy.__version__, "from", numpy.__file__); print("opencv", cv2.__version__)'
 }
 
 install_config() {

@@ -40,7 +40,7 @@ def fake_vision(monkeypatch):
         sure = calls.get("piece_confidence", 0.97)
         return SimpleNamespace(position=Position.from_json(board), position_dict=board,
                                lot_confidence={lot: sure for lot in board["structures"]} | {"A1": 0.9},
-                               tile_confidence={"A1": 0.95}, occluded=False,
+                               tile_confidence={"A1": 0.95}, occluded=calls.get("occluded", False),
                                pose=pose or calls.get("found") or FakePose("found"))
 
     def empty_board_reference(image, pose, **kwargs):
@@ -104,6 +104,19 @@ def test_a_failed_search_falls_back_to_the_last_pose(fake_vision):
     assert fake_vision["reads"][-2]["pose"] is None and fake_vision["reads"][-1]["pose"].name == "found"
     with pytest.raises(BoardNotFoundError):
         VisionReader(None)(np.full((10, 10, 3), COVERED, np.uint8))  # no pose to fall back on
+
+
+def test_a_pose_found_under_a_hand_is_not_kept(fake_vision):
+    reader = VisionReader(None)
+    fake_vision["occluded"] = True
+    fake_vision["found"] = FakePose("under a hand")
+    reader(IMAGE)
+    fake_vision["occluded"] = False
+    fake_vision["found"] = FakePose("clear")
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["pose"] is None  # searched again once the hand was gone
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["pose"].name == "clear"
 
 
 def test_the_first_confident_empty_board_becomes_the_reference(fake_vision):

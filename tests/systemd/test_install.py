@@ -78,8 +78,8 @@ def test_pip_installs_the_pi_extra_with_the_release_constraints(bookworm, tmp_pa
 
 
 def test_the_numpy_trap_is_checked_after_installing(bookworm) -> None:
-    check = [a for a in actions(bookworm.stdout) if "import numpy, cv2, picamera2" in a]
-    assert check, "installer must prove picamera2 and OpenCV load with the venv's NumPy"
+    check = [a for a in actions(bookworm.stdout) if "import numpy, scipy, cv2, picamera2" in a]
+    assert check, "installer must prove picamera2, SciPy and OpenCV load with the venv's NumPy"
 
 
 def test_the_service_user_and_its_groups(bookworm) -> None:
@@ -261,6 +261,12 @@ def test_trixie_keeps_numpy_2_like_its_apt_picamera2() -> None:
     assert "1.26.4" not in pins["numpy"]
     assert "4.11.0.86" not in pins["opencv-python-headless"]  # built against NumPy 1
     assert "4.12.0.88" in pins["opencv-python-headless"]
+
+
+@pytest.mark.parametrize("release, apt_scipy", [("bookworm", "1.10.1"), ("trixie", "1.15.3")])
+def test_constraints_accept_the_apt_scipy(release, apt_scipy) -> None:
+    assert apt_scipy in constraints(release)["scipy"]
+    assert apt_scipy in project_requirement("scipy")
 
 
 @pytest.mark.parametrize(

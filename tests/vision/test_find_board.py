@@ -7,6 +7,7 @@ from bench_vision import truth_in_reader_convention
 from boardcam.vision.errors import BoardNotFoundError
 from boardcam.vision.find_board import (
     board_homography,
+    completed_outlines,
     find_board,
     locate,
     orient,
@@ -66,6 +67,29 @@ def test_a_hand_over_the_middle_does_not_move_the_corners(make_scene):
     corners, _ = truth_in_reader_convention(sc.truth)
     pose = find_board(sc.image)
     assert corner_error(pose, corners) < lot_px(corners) / 4
+
+
+@pytest.mark.parametrize("target_mm, angle_deg", [((-140.0, -30.0), 66.0), ((0.0, 130.0), 135.0)])
+def test_a_hand_over_a_side_still_leaves_the_board_found(make_scene, target_mm, angle_deg):
+    from scenegen import Hand
+
+    hand = Hand(target_mm=target_mm, angle_deg=angle_deg, height_mm=125.0, sleeve_bgr=(120, 70, 30))
+    sc = make_scene(STRUCTURES, edition="B", yaw_deg=35.0, hand=hand)
+    corners, _ = truth_in_reader_convention(sc.truth)
+    pose = find_board(sc.image)
+    assert corner_error(pose, corners) < lot_px(corners) / 4
+
+
+def test_three_sides_and_the_arrays_shape_complete_an_outline_an_arm_breaks():
+    import cv2
+
+    mask = np.zeros((400, 400), np.uint8)
+    board = np.array([[100, 80], [260, 80], [260, 280], [100, 280]])  # 4 by 5 tiles of 40 px
+    cv2.fillConvexPoly(mask, board.astype(np.int32), 255)
+    cv2.fillConvexPoly(mask, np.array([[230, 150], [400, 120], [400, 210], [230, 240]], np.int32), 255)  # an arm over the right side
+    quads = completed_outlines(mask, keep=4)
+    errors = [max(np.min(np.linalg.norm(quad - corner, axis=1)) for corner in board) for quad in quads]
+    assert min(errors) < 6
 
 
 def test_with_intrinsics_the_pose_is_in_undistorted_pixels(make_scene):

@@ -97,7 +97,10 @@ class VisionReader:
             return self._read_board(image, pose=self._pose, reference=self._reference, **self._parts)
         if self._pose is not None:  # a re-find names the corners as the game (or calibration) did
             reading = self._same_naming(image, reading)
-        self._remember_pose(image, reading.pose)
+        # a hand over the board can hide a side and drag the grid off: a pose
+        # found under one is used for this frame only, and the search goes on
+        if not getattr(reading, "occluded", False):
+            self._remember_pose(image, reading.pose)
         return reading
 
     def _same_naming(self, image: np.ndarray, reading: Any) -> Any:

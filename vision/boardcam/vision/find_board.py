@@ -44,6 +44,7 @@ to the tile size, or to the other candidates — not to one set of renders.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -334,6 +335,52 @@ def fit_outline(mask: np.ndarray, keep: int = 1) -> list[np.ndarray]:
     splits = [(a, b) for a, b in boundary_lines(mask) if len(a) >= 2 and len(b) >= 2]
     if not splits:
         raise BoardNotFoundError("no tile array found: the board's outline has no straight sides")
+    quads = [
+        np.array([intersect(a1, b1), intersect(a1, b2), intersect(a2, b2), intersect(a2, b1)])
+        for fam_a, fam_b in splits
+        for (a1, a2), (b1, b2) in itertools.product(itertools.combinations(fam_a, 2), itertools.combinations(fam_b, 2))
+    ]
+    chosen = _best_quads(mask, quads, keep)
+    if not chosen:
+        raise BoardNotFoundError("no tile array found: no four-sided outline fits the board")
+    return chosen
+
+
+#: (seam contrast, nx, ny, grid homography) of no grid at all
+NO_GRID: tuple[float, int, int, np.ndarray] = (0.0, 0, 0, np.eye(3))
+
+#: the array's sides in tiles, either way round: what a three-sided outline is completed with
+SIDE_RATIOS = (TILES_TALL / TILES_WIDE, TILES_WIDE / TILES_TALL)
+
+
+def completed_outlines(mask: np.ndarray, keep: int = 1) -> list[np.ndarray]:
+    """Quadrilaterals from three straight sides of the blob, the fourth placed by the array's 4:5 shape.
+
+    A hand or an arm over one side of the array hides that side and joins
+    the blob, so no line runs along it and every four-line outline takes
+    in the arm.  Two parallel sides and one across them still fix the
+    array: the side across them spans the short or the long side of the
+    array, and the missing side lies the other side's length away, along
+    the parallel sides, on the side of the blob.
+    """
+    quads = []
+    for fam_a, fam_b in boundary_lines(mask):
+        for pair, crossing in ((fam_a, fam_b), (fam_b, fam_a)):
+            for (a1, a2), b in itertools.product(itertools.combinations(pair, 2), crossing):
+                c1, c2 = intersect(a1, b), intersect(a2, b)
+                if not (np.isfinite(c1).all() and np.isfinite(c2).all()):
+                    continue
+                along1, along2 = np.array([-a1[1], a1[0]]), np.array([-a2[1], a2[0]])  # unit directions of a1, a2
+                along2 = along2 if along1 @ along2 > 0 else -along2
+                span = float(np.linalg.norm(c2 - c1))
+                for ratio, sign in itertools.product(SIDE_RATIOS, (1.0, -1.0)):
+                    reach = sign * span * ratio
+                    quads.append(np.array([c1, c2, c2 + reach * along2, c1 + reach * along1]))
+    return _best_quads(mask, quads, keep)
+
+
+def _best_quads(mask: np.ndarray, quads: list[np.ndarray], keep: int) -> list[np.ndarray]:
+    """Of candidate quads, the ``keep`` (with different corners) that agree best with the blob (see fit_outline)."""
     h, w = mask.shape
     # score on a coarser copy: plenty for choosing, and cheap
     f = 2
@@ -342,13 +389,7 @@ def fit_outline(mask: np.ndarray, keep: int = 1) -> list[np.ndarray]:
     side = np.sqrt(np.count_nonzero(mask))
     canvas = np.zeros(coarse.shape, np.uint8)
     scored: list[tuple[float, np.ndarray]] = []
-    pairs = [
-        pair
-        for fam_a, fam_b in splits
-        for pair in itertools.product(itertools.combinations(fam_a, 2), itertools.combinations(fam_b, 2))
-    ]
-    for (a1, a2), (b1, b2) in pairs:
-        quad = np.array([intersect(a1, b1), intersect(a1, b2), intersect(a2, b2), intersect(a2, b1)])
+    for quad in quads:
         if not np.isfinite(quad).all():
             continue
         if np.any(quad < -0.5 * side) or np.any(quad[:, 0] > w + 0.5 * side) or np.any(quad[:, 1] > h + 0.5 * side):
@@ -363,8 +404,6 @@ def fit_outline(mask: np.ndarray, keep: int = 1) -> list[np.ndarray]:
         score = float(hit - (int(np.count_nonzero(inside)) - hit) - (total - hit))
         scored.append((score, quad))
     scored.sort(key=lambda item: -item[0])
-    if not scored or scored[0][0] < 0.3 * total:
-        raise BoardNotFoundError("no tile array found: no four-sided outline fits the board")
     chosen: list[np.ndarray] = []
     for score, quad in scored:
         if score < 0.3 * total or len(chosen) >= keep:
@@ -997,24 +1036,81 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     mask = board_mask(lab, table)
     if not mask.any():
         raise BoardNotFoundError("no tile array found: nothing on the table stands out from it")
-    candidate, quad_small = best_outline(image_bgr, mask, scale, intrinsics)
+    why: BoardNotFoundError | None = None
+    try:
+        for grid, quad_small, grid_table in outline_candidates(image_bgr, lab, mask, table, scale, intrinsics):
+            try:
+                return fit_grid(image_bgr, grid, quad_small, grid_table, scale, intrinsics)
+            except BoardNotFoundError as error:
+                why = why or error  # the first candidate's reason is the one worth reporting
+    except BoardNotFoundError as error:
+        why = why or error
+    raise why or BoardNotFoundError("no tile array found: the board's outline has no straight sides")
+
+
+#: outlines tried in full before giving up (the first is nearly always right; the rest are for hands)
+MAX_OUTLINE_TRIES = 5
+
+Candidate = tuple[tuple[float, int, int, np.ndarray], np.ndarray, TableModel]
+
+
+def outline_candidates(
+    image_bgr: np.ndarray, lab: np.ndarray, mask: np.ndarray, table: TableModel, scale: float,
+    intrinsics: CameraIntrinsics | None,
+) -> Iterator[Candidate]:
+    """Outlines to fit a grid to, best first: ((seam contrast, nx, ny, grid homography), quad, table).
+
+    First the blob's best four-sided outline (or, when the blob is a mat the
+    tiles lie on, the best one inside it); then, for a hand that hides a
+    side or drags the outline off, the blob's other outlines and those
+    completed from three sides, by seam contrast.  Only outlines whose seams
+    stand out are kept.
+    """
+    no_outline: BoardNotFoundError | None = None
+    try:
+        outer = ranked_outlines(image_bgr, fit_outline(mask, keep=OUTLINE_CANDIDATES), scale, intrinsics)
+    except BoardNotFoundError as error:  # maybe an arm joins the blob along a whole side
+        outer, no_outline = [], error
+    first: Candidate | None = (outer[0][0], outer[0][1], table) if outer else None
+    outline_mask, outline_table = mask, table
     # the blob may be a mat or cloth the tiles lie on: if its border band is
     # as plain as a table, look inside it with that band as the "table"
     try:
-        inner = peel(lab, quad_small, table)
+        inner = None if first is None else peel(lab, first[1], table)
     except BoardNotFoundError:
         inner = None
-    if inner is not None:
+    if inner is not None and first is not None:
         inner_table, inner_mask = inner
         try:
-            other, inner_quad = best_outline(image_bgr, inner_mask, scale, intrinsics)
+            other = ranked_outlines(image_bgr, fit_outline(inner_mask, keep=OUTLINE_CANDIDATES), scale, intrinsics)[0]
         except BoardNotFoundError:
-            other = (0.0, 0, 0, np.eye(3))
-        if other[0] >= MIN_SEAM_CONTRAST or other[0] > candidate[0]:
-            candidate, table, quad_small = other, inner_table, inner_quad
-    contrast, nx, ny, gh = candidate
-    if contrast < MIN_SEAM_CONTRAST:
-        raise BoardNotFoundError(f"no tile array found: no tile seams inside the outline (contrast {contrast:.2f})")
+            other = (NO_GRID, first[1])
+        if other[0][0] >= MIN_SEAM_CONTRAST or other[0][0] > first[0][0]:
+            first, outline_mask, outline_table = (other[0], other[1], inner_table), inner_mask, inner_table
+    best = NO_GRID[0] if first is None else first[0][0]
+    if first is not None and best >= MIN_SEAM_CONTRAST:
+        yield first
+    # only when that fails (a hand, mostly) are the others worth their time
+    rest = [(grid, quad, outline_table) for grid, quad in outer[1:]] if outline_mask is mask else []
+    completed = ranked_outlines(image_bgr, completed_outlines(outline_mask, keep=OUTLINE_CANDIDATES), scale, intrinsics)
+    rest += [(grid, quad, outline_table) for grid, quad in completed]
+    rest.sort(key=lambda item: -item[0][0])
+    good = [c for c in rest if c[0][0] >= MIN_SEAM_CONTRAST]
+    if no_outline is not None and not rest:
+        raise no_outline
+    if best < MIN_SEAM_CONTRAST and not good:
+        best = max([best, *(c[0][0] for c in rest)])
+        raise BoardNotFoundError(f"no tile array found: no tile seams inside the outline (contrast {best:.2f})")
+    yield from good[: MAX_OUTLINE_TRIES - 1]
+
+
+def fit_grid(
+    image_bgr: np.ndarray, grid: tuple[float, int, int, np.ndarray], quad_small: np.ndarray, table: TableModel,
+    scale: float, intrinsics: CameraIntrinsics | None,
+) -> BoardFit:
+    """Refine one outline's grid onto the tile seams and check it is a plausible 4×5 array."""
+    h, w = image_bgr.shape[:2]
+    _, nx, ny, gh = grid
     quad = (quad_small + 0.5) / scale - 0.5  # undistorted frame pixels
     for px, reach in ((24, 0.3), (32, 0.2), (40, 0.12)):
         rect = rectify(image_bgr, gh, nx, ny, px, 0.5, intrinsics, scale)
@@ -1045,16 +1141,12 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     return BoardFit(pose, contrast, quad, grid_pose, {key: q for key, (q, _) in tiles.items()})
 
 
-def best_outline(
-    image_bgr: np.ndarray, mask: np.ndarray, scale: float, intrinsics: CameraIntrinsics | None
-) -> tuple[tuple[float, int, int, np.ndarray], np.ndarray]:
-    """Of the blob's best few outlines, the one whose tile seams stand out most.
-
-    Returns ((seam contrast, nx, ny, grid homography), quad in search pixels).
-    """
-    outlines = fit_outline(mask, keep=OUTLINE_CANDIDATES)
-    options = [(choose_direction(image_bgr, q, scale, intrinsics), q) for q in outlines]
-    return max(options, key=lambda item: item[0][0])
+def ranked_outlines(
+    image_bgr: np.ndarray, quads: list[np.ndarray], scale: float, intrinsics: CameraIntrinsics | None
+) -> list[tuple[tuple[float, int, int, np.ndarray], np.ndarray]]:
+    """Outlines with their better grid direction, the one whose tile seams stand out most first."""
+    options = [(choose_direction(image_bgr, q, scale, intrinsics), q) for q in quads]
+    return sorted(options, key=lambda item: -item[0][0])
 
 
 def choose_direction(
