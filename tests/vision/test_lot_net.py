@@ -115,3 +115,25 @@ def test_reading_without_building_the_planes_gives_the_same_answer(with_referenc
     direct = lot_net.probabilities(planes, model)
     for _ in range(2):  # the second time from the per-pose cache
         assert np.allclose(lot_net.read_lots(lab, _geometry(), expected, with_reference, model), direct, atol=1e-5)
+
+
+def test_mirrored_views_are_the_network_on_mirrored_planes_mirrored_back():
+    rng = np.random.default_rng(5)
+    lab = rng.normal(50, 10, (192, 160, 3)).astype(np.float32)
+    expected = rng.normal(50, 10, (80, 16, 16, 3)).astype(np.float32)
+    model = _random_model(6)
+    planes = lot_net.net_input(lab, _geometry(), expected, False)
+    views = []
+    for left_right, top_bottom in lot_net.MIRRORS:
+        mirrored = planes[:, ::-1] if left_right else planes
+        mirrored = mirrored[::-1] if top_bottom else mirrored
+        mirrored = mirrored.copy()
+        mirrored[..., 6] *= -1.0 if left_right else 1.0  # the lean points the other way across the mirror
+        mirrored[..., 7] *= -1.0 if top_bottom else 1.0
+        grid = lot_net.probabilities(mirrored, model).reshape(10, 8, -1)  # row 1 first
+        grid = grid[:, ::-1] if left_right else grid
+        views.append((grid[::-1] if top_bottom else grid).reshape(80, -1))
+    for count in (2, 4):
+        got = lot_net.read_lots(lab, _geometry(), expected, False, model, views=count)
+        assert np.allclose(got, np.mean(views[:count], axis=0), atol=1e-5)
+    assert not np.allclose(views[0], views[1], atol=1e-3)  # the views do differ: the average is not one of them

@@ -154,13 +154,17 @@ def _after_stem(x: np.ndarray, model: dict[str, Any]) -> np.ndarray:
 
 
 def read_lots(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool,
-              model: dict[str, Any]) -> np.ndarray:
+              model: dict[str, Any], views: int = 1) -> np.ndarray:
     """``probabilities(net_input(...))`` without building the input planes: (80, OUTPUTS).
 
     The stem is linear in its input, so its weights take the planes'
     scaling, the lightness offset becomes a bias, and the lean and
     reference-flag planes (fixed while the camera is) add a stem output
     cached per pose.  Interleaving nine planes costs more than the stem itself.
+
+    ``views`` 2 or 4 also reads the board mirrored left-right (and
+    top-bottom, and both), as the network was fitted to, and averages: each
+    view's mistakes are partly its own, so the average makes fewer.
     """
     m = geometry.margin_px
     seen = np.asarray(lab_all, np.float32)
@@ -170,10 +174,28 @@ def read_lots(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_ref
     empty[m : h - m, m : w - m] = board_image(expected.astype(np.float32, copy=False))
     stem = _stem_parts(model)
     centre = tuple(round(float(c), 4) for c in geometry.camera_centre)
-    fixed = _fixed_stem(model, stem, h, w, m, geometry.tile_px, centre, with_reference)
-    x = _patches(seen) @ stem["seen"] + _patches(empty) @ stem["empty"]
-    x = x.reshape(fixed.shape) + fixed - base * stem["per_light"]
-    return _softmax(_after_stem(x, model), model)
+    total = np.zeros((LOTS_TALL * LOTS_WIDE, OUTPUTS), np.float32)
+    for mirror in MIRRORS[:views]:
+        fixed = _fixed_stem(model, stem, h, w, m, geometry.tile_px, centre, with_reference, mirror)
+        x = _patches(_mirrored(seen, mirror)) @ stem["seen"] + _patches(_mirrored(empty, mirror)) @ stem["empty"]
+        x = x.reshape(fixed.shape) + fixed - base * stem["per_light"]
+        out = _softmax(_after_stem(x, model), model).reshape(LOTS_TALL, LOTS_WIDE, -1)
+        total += _mirrored(out[::-1], mirror)[::-1].reshape(LOTS_TALL * LOTS_WIDE, -1)
+    return total / np.float32(min(views, len(MIRRORS)))  # type: ignore[no-any-return]
+
+
+#: (left-right, top-bottom) mirrors of the board, the plain view first
+MIRRORS = ((False, False), (True, False), (False, True), (True, True))
+
+
+def _mirrored(x: np.ndarray, mirror: tuple[bool, bool]) -> np.ndarray:
+    """An (H, W, ...) image mirrored left-right and/or top-bottom (contiguous: the stem reshapes it)."""
+    left_right, top_bottom = mirror
+    if left_right:
+        x = x[:, ::-1]
+    if top_bottom:
+        x = x[::-1]
+    return np.ascontiguousarray(x)
 
 
 def _patches(x: np.ndarray) -> np.ndarray:
@@ -198,15 +220,23 @@ def _stem_parts(model: dict[str, Any]) -> dict[str, np.ndarray]:
 
 
 def _fixed_stem(model: dict[str, Any], stem: dict[str, Any], h: int, w: int, m: int, tile_px: int,
-                centre: tuple[float, float, float], with_reference: bool) -> np.ndarray:
-    """The stem's output from the lean and flag planes plus its bias: (h/k, w/k, O), per pose."""
-    key = (h, w, m, tile_px, centre, with_reference)
+                centre: tuple[float, float, float], with_reference: bool,
+                mirror: tuple[bool, bool] = (False, False)) -> np.ndarray:
+    """The stem's output from the lean and flag planes plus its bias: (h/k, w/k, O), per pose and mirror.
+
+    Mirrored, the lean planes are mirrored too and point the other way
+    across the mirror, as in fitting.
+    """
+    key = (h, w, m, tile_px, centre, with_reference, mirror)
     if key not in stem["cache"]:
-        if len(stem["cache"]) > 8:
+        if len(stem["cache"]) > 16:
             stem["cache"].clear()
         planes = np.zeros((h, w, 3), np.float32)
         planes[..., 0:2] = _lean_planes(h, w, m, tile_px, centre)
         planes[..., 2] = 1.0 if with_reference else 0.0
+        planes = _mirrored(planes, mirror)
+        planes[..., 0] *= -1.0 if mirror[0] else 1.0
+        planes[..., 1] *= -1.0 if mirror[1] else 1.0
         weight = model["stem.weight"][:, 6:9]
         stem["cache"][key] = _conv(planes, weight, model["stem.bias"], LAYERS[0][2], LAYERS[0][3])
     return stem["cache"][key]  # type: ignore[no-any-return]

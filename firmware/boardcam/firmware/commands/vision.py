@@ -64,6 +64,7 @@ def run_read(args: argparse.Namespace) -> int:
     import cv2
 
     from boardcam.vision import empty_board_reference, read_board
+    from boardcam.vision.reader import SEARCHED_VIEWS
 
     image = load_image(args.image, "image")
     parts = load_parts(args.calibration, (image.shape[1], image.shape[0]))
@@ -80,7 +81,7 @@ def run_read(args: argparse.Namespace) -> int:
             white_balance=getattr(parts.get("appearance"), "white_balance", None),
             tiles=found.position_dict["tiles"],
         )
-    reading = read_board(image, **parts)
+    reading = read_board(image, views=SEARCHED_VIEWS, **parts)  # one frame, no hurry: the thorough reading
     print(json.dumps(reading.to_json(), indent=2))
     if args.overlay:
         from boardcam.vision.overlay import draw_overlay
