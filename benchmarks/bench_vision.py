@@ -27,8 +27,10 @@ turned upside down is compared rotated by 180°.
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -186,6 +188,108 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
         "reference_ms": statistics.median(ms_reference) if ms_reference else None,
     })
     out["from_scratch"] = scratch.figures()
+    return out
+
+
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
+
+
+def photo_pairs(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:
+    """Every image in ``folder`` with a ``<stem>.json`` beside it, and that JSON checked.
+
+    The JSON needs ``position`` (the engine's position JSON).  Optional:
+    ``corners_px`` (the array's outer corners A1, H1, H10, A10 in pixels;
+    then the image is also read at that pose, and the naming may be either
+    way round, as the scene generator writes it), and ``occluded`` (a hand
+    or an object over the board).  Without corners the position must be
+    named the reader's way: row 1 along the short edge lower in the image.
+    The scene generator's ``write_scene`` writes exactly this.
+    """
+    from boardcam.engine.aliencity import Position
+    from boardcam.engine.errors import InputError
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise InputError(f"bench photos: --dir {str(folder)!r} is not a folder")
+    pairs = []
+    for image in sorted(p for p in root.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES):
+        label = image.with_suffix(".json")
+        if not label.is_file():
+            continue
+        try:
+            truth = json.loads(label.read_text())
+            truth = dict(truth, position=Position.from_json(truth["position"]).to_json())  # the canonical form
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise InputError(f"bench photos: {label}: not a position record ({error})") from None
+        corners = truth.get("corners_px")
+        if corners is not None and (not isinstance(corners, dict) or set(corners) != set(CORNER_NAMES)):
+            raise InputError(f"bench photos: {label}: corners_px must name A1, H1, H10 and A10")
+        pairs.append((image, truth))
+    if not pairs:
+        raise InputError(f"bench photos: no image in {str(folder)!r} has a .json record beside it")
+    return pairs
+
+
+CORNER_NAMES = ("A1", "H1", "H10", "A10")
+
+
+def bench_photos(folder: str | Path) -> dict[str, Any]:
+    """Read every labelled image of a folder (photos of a real table, or written scenes).
+
+    The same figures as :func:`bench_vision`: from scratch always, at the
+    labelled pose too where the record has corners.  ``wrong`` lists every
+    lot and tile read wrong, by image, to look at.
+    """
+    from boardcam.engine.errors import InputError
+    from boardcam.vision import BoardNotFoundError, BoardPose, read_board
+
+    cv2.setNumThreads(1)
+    known, scratch = _Tally(), _Tally()
+    wrong: list[dict[str, Any]] = []
+    pairs = photo_pairs(folder)
+    for path, truth in pairs:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise InputError(f"bench photos: {path}: not an image OpenCV can read")
+        occluded = bool(truth.get("occluded"))
+        if truth.get("corners_px") is not None:
+            corners, position = truth_in_reader_convention(truth)
+            reading = read_board(image, pose=BoardPose({k: tuple(v) for k, v in corners.items()}))
+            known.add(reading, position, occluded)
+        else:
+            position = truth["position"]
+        try:
+            found = read_board(image)
+        except BoardNotFoundError as error:
+            found = None
+            wrong.append({"image": path.name, "board": str(error)})
+        scratch.add(found, position, occluded)
+        if found is not None and not occluded:
+            wrong.extend({"image": path.name, **item} for item in differences(found, position))
+    out: dict[str, Any] = {"images": len(pairs), "folder": str(folder)}
+    if known.boards or known.occluded_frames:
+        out["known_pose"] = known.figures()
+    out["from_scratch"] = scratch.figures()
+    out["wrong"] = wrong
+    return out
+
+
+def differences(reading: Any, position: dict[str, Any]) -> list[dict[str, Any]]:
+    """The lots and tiles a reading got wrong: what stands there, what was read, and how sure."""
+    got = reading.position_dict
+    out: list[dict[str, Any]] = []
+    for row in range(1, 11):
+        for col in COLUMNS:
+            lot = f"{col}{row}"
+            truth, read = position["structures"].get(lot), got["structures"].get(lot)
+            if _normal_structure(truth) != _normal_structure(read):
+                out.append({"lot": lot, "truth": truth, "read": read,
+                            "confidence": round(float(reading.lot_confidence.get(lot, 0.0)), 3)})
+    for key, tile in position["tiles"].items():
+        read_tile = got["tiles"].get(key)
+        if read_tile != tile:
+            out.append({"tile": key, "truth": tile, "read": read_tile,
+                        "confidence": round(float(reading.tile_confidence.get(key, 0.0)), 3)})
     return out
 
 

@@ -80,3 +80,12 @@ def test_a_bad_option_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) ->
 def test_reader_is_an_option_of_the_app_bench_only(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "drift", "--reader", "truth"]) == 2
     assert "--reader" in capsys.readouterr().err
+
+
+def test_dir_goes_with_the_photos_bench_only(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
+    assert main(["bench", "photos"]) == 2
+    assert "bench photos needs --dir FOLDER" in capsys.readouterr().err
+    assert main(["bench", "engine", "--dir", str(tmp_path)]) == 2
+    assert "--dir is an option of bench photos only" in capsys.readouterr().err
+    assert main(["bench", "photos", "--dir", str(tmp_path)]) == 2  # an empty folder
+    assert "no image" in capsys.readouterr().err

@@ -75,3 +75,64 @@ def test_in_game_bench_reads_with_the_setup_reference_and_the_previous_reading()
     for figures in (out, out["single_frame"]):
         assert 0.0 <= figures["lot_accuracy"] <= 1.0 and figures["board_not_found"] == 0
     assert out["ms_median"] > 0
+
+
+def _labelled_folder(tmp_path):
+    """Two written scenes (one of them turned, so its record names the corners the other way round)."""
+    import json
+
+    from scenegen import random_scene, write_scene
+
+    for seed in (103, 112):
+        write_scene(random_scene(seed, size=(640, 480)), tmp_path, f"scene_{seed}", image_format="jpg")
+    # a record without corners: its position named the reader's way, as a person labelling a photo would
+    truth = json.loads((tmp_path / "scene_103.json").read_text())
+    _, position = truth_in_reader_convention(truth)
+    (tmp_path / "photo.json").write_text(json.dumps({"position": position}))
+    (tmp_path / "photo.jpg").write_bytes((tmp_path / "scene_103.jpg").read_bytes())
+    (tmp_path / "unlabelled.png").write_bytes(b"")  # no record beside it: left out
+    return tmp_path
+
+
+def test_labelled_photos_are_read_from_scratch_and_at_their_pose(tmp_path):
+    from bench_vision import bench_photos
+
+    out = bench_photos(_labelled_folder(tmp_path))
+    assert out["images"] == 3
+    assert out["known_pose"]["lot_accuracy"] > 0.95  # the two records with corners
+    assert out["from_scratch"]["lot_accuracy"] > 0.95 and out["from_scratch"]["board_not_found"] == 0
+    for item in out["wrong"]:
+        assert item["image"] in {"scene_103.jpg", "scene_112.jpg", "photo.jpg"}
+        assert ("lot" in item) != ("tile" in item) and {"truth", "read", "confidence"} <= set(item)
+
+
+@pytest.mark.parametrize(
+    "record, complaint",
+    [
+        ("{not json", "not a position record"),
+        ('{"position": {"tiles": {}}}', "not a position record"),
+        ('{"position": POSITION, "corners_px": {"A1": [0, 0]}}', "corners_px must name"),
+    ],
+)
+def test_a_bad_record_is_named(tmp_path, record, complaint):
+    import json
+
+    from bench_vision import bench_photos
+    from boardcam.engine.errors import InputError
+
+    folder = _labelled_folder(tmp_path)
+    position = json.loads((folder / "photo.json").read_text())["position"]
+    (folder / "photo.json").write_text(record.replace("POSITION", json.dumps(position)))
+    with pytest.raises(InputError, match=complaint) as raised:
+        bench_photos(folder)
+    assert "photo.json" in str(raised.value)
+
+
+def test_a_folder_without_labelled_images_is_an_error(tmp_path):
+    from bench_vision import bench_photos
+    from boardcam.engine.errors import InputError
+
+    with pytest.raises(InputError, match="no image"):
+        bench_photos(tmp_path)
+    with pytest.raises(InputError, match="not a folder"):
+        bench_photos(tmp_path / "missing")

@@ -1,4 +1,4 @@
-"""``boardcam bench engine|vision|vision-game|app|teach|camera|drift|board|scenes``: speed and accuracy harnesses.
+"""``boardcam bench engine|vision|vision-game|photos|app|teach|camera|drift|board|scenes``: speed and accuracy harnesses.
 
 The harnesses and the scene generator live in the source tree's
 ``benchmarks/`` folder (they are not part of the runtime package), so this
@@ -39,6 +39,7 @@ HARNESSES = {
     "netzwerk": Harness("bench_netzwerk", "bench_netzwerk", count=None, seed=None),
     "vision": Harness("bench_vision", "bench_vision"),
     "vision-game": Harness("bench_vision", "bench_vision_in_game", count="games", counts="games"),
+    "photos": Harness("bench_vision", "bench_photos", count=None, seed=None),
     "app": Harness("bench_app", "bench_app", counts="games"),
     "teach": Harness("bench_calibration", "bench_teach", count="tables", seed=None, counts="tables"),
     "camera": Harness("bench_calibration", "bench_camera", count="seeds", counts="calibrations"),
@@ -59,6 +60,8 @@ def register(subparsers: Any) -> None:
                        help="app only: the real vision (default), the scenes' truth, or the truth with misreads")
     bench.add_argument("--edition", choices=("A", "B", "C", "D", "R"), default=None,
                        help="vision and app: every scene printed in this tile edition (R: made-up art per scene)")
+    bench.add_argument("--dir", default=None, metavar="FOLDER",
+                       help="photos only: images with a <name>.json record beside each (position, optional corners_px)")
     bench.set_defaults(func=run)
 
 
@@ -114,6 +117,11 @@ def run(args: argparse.Namespace) -> int:
         if args.what not in ("vision", "app"):
             raise InputError(f"bench {args.what}: --edition is an option of bench vision and bench app only")
         options["edition"] = args.edition
+    if (getattr(args, "dir", None) is not None) != (args.what == "photos"):
+        raise InputError("bench photos needs --dir FOLDER" if args.what == "photos"
+                         else f"bench {args.what}: --dir is an option of bench photos only")
+    if args.what == "photos":
+        options["folder"] = args.dir
     if args.what == "engine":
         figures: dict[str, Any] = load_harness("engine")()
         try:
