@@ -50,3 +50,21 @@ def test_marker_layout_lies_outside_the_tile_area():
         inside = (quad[:, 0] > 0) & (quad[:, 0] < w) & (quad[:, 1] > 0) & (quad[:, 1] < h)
         assert not inside.any()
     assert MatSpec.from_json(spec.to_json()) == spec
+
+
+@pytest.mark.parametrize("hidden", [(), (3,), (2, 3)])
+def test_a_mat_of_unknown_layout_is_placed_by_its_marker_centres(hidden):
+    real = MatSpec(tile_mm=60.0, gap_mm=2.0, marker_mm=20.0, margin_mm=5.0)  # not the default layout
+    image, truth = render_mat(real, 2.0, 1)
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for marker_id in hidden:  # a piece or a hand over a marker, or one too small to be seen
+        found = cv2.aruco.ArucoDetector(dictionary).detectMarkers(image)
+        quad = found[0][list(found[1].ravel()).index(marker_id)].reshape(4, 2)
+        cv2.fillConvexPoly(image, quad.astype(np.int32), 255)
+    lot_px = 30.0 * 2.0
+    guessed = find_mat(image, MatSpec(), layout_known=False)
+    assert guessed is not None
+    worst = max(np.hypot(*(np.array(guessed.corners_px[k]) - p)) for k, p in truth.items())
+    assert worst < 1.0 * lot_px  # well inside the 1.5 lots the markerless grid is checked against
+    as_if_known = find_mat(image, MatSpec())  # the default layout taken at its word
+    assert max(np.hypot(*(np.array(as_if_known.corners_px[k]) - p)) for k, p in truth.items()) > worst

@@ -148,7 +148,7 @@ def locate_board(
 
         size = (gray.shape[1], gray.shape[0])
         gray = cv2.undistort(gray, camera_matrix_for(size, intrinsics), np.array(intrinsics.dist_coeffs))
-    pose = find_mat(gray, mat if mat is not None else MatSpec())
+    pose = find_mat(gray, mat if mat is not None else MatSpec(), layout_known=mat is not None)
     if pose is not None and mat is None:  # a mat of unknown tile size: where its grid really is
         from boardcam.vision.models import BoardPose
         from boardcam.vision.reader import grid_near

@@ -115,12 +115,19 @@ def detect_markers(gray: np.ndarray, spec: MatSpec) -> dict[int, np.ndarray]:
     return found
 
 
-def find_mat(gray: np.ndarray, spec: MatSpec | None = None) -> BoardPose | None:
+def find_mat(gray: np.ndarray, spec: MatSpec | None = None, layout_known: bool = True) -> BoardPose | None:
     """The tile area's pose from the mat's markers, or ``None`` if fewer than two are seen.
 
     Two markers already give eight point pairs, enough for a homography; the
     corners of the tile area then follow from the mat's geometry, and A1 is
     whichever corner marker 0 marks, however the board is turned.
+
+    ``layout_known`` False: ``spec`` is only a guess (a mat nobody
+    calibrated), so the markers' own size and margin may be other than
+    assumed.  Fitting all their corners would then trade the markers' size
+    against their spacing and skew the area; their centres alone, which
+    move with the tile area whatever the markers' size, place it (within a
+    fraction of a lot, for the grid to refine).
     """
     spec = spec or MatSpec()
     if gray.ndim == 3:
@@ -129,11 +136,33 @@ def find_mat(gray: np.ndarray, spec: MatSpec | None = None) -> BoardPose | None:
     if len(found) < 2:
         return None
     layout = spec.marker_corners_mm()
-    src = np.concatenate([layout[i] for i in sorted(found)])
-    dst = np.concatenate([found[i] for i in sorted(found)])
-    h, _ = cv2.findHomography(src, dst, 0)
-    if h is None:
-        return None
-    area = spec.tile_area_corners_mm().reshape(-1, 1, 2)
-    corners = cv2.perspectiveTransform(area, h).reshape(4, 2)
+    area = spec.tile_area_corners_mm()
+    if layout_known:
+        src = np.concatenate([layout[i] for i in sorted(found)])
+        dst = np.concatenate([found[i] for i in sorted(found)])
+        h, _ = cv2.findHomography(src, dst, 0)
+        if h is None:
+            return None
+        corners = cv2.perspectiveTransform(area.reshape(-1, 1, 2), h).reshape(4, 2)
+    else:
+        corners = _area_from_centres(
+            np.array([layout[i].mean(axis=0) for i in sorted(found)]),
+            np.array([found[i].mean(axis=0) for i in sorted(found)]), area)
+        if corners is None:
+            return None
     return BoardPose({name: (float(x), float(y)) for name, (x, y) in zip(CORNER_NAMES, corners)})
+
+
+def _area_from_centres(src: np.ndarray, dst: np.ndarray, area: np.ndarray) -> np.ndarray | None:
+    """The area's corners through the map the marker centres fix: projective from four, affine from
+    three, a similarity from two (a small marker can be missed in the search image)."""
+    if len(src) == 4:
+        h, _ = cv2.findHomography(src, dst, 0)
+        return None if h is None else cv2.perspectiveTransform(area.reshape(-1, 1, 2), h).reshape(4, 2)
+    if len(src) == 3:
+        m = cv2.getAffineTransform(src.astype(np.float32), dst.astype(np.float32))
+    else:  # mat y runs up, image y down: flip it first, as a similarity cannot mirror
+        flip = np.array([1.0, -1.0])
+        src, area = src * flip, area * flip
+        m, _ = cv2.estimateAffinePartial2D(src, dst)
+    return None if m is None else area @ np.asarray(m)[:, :2].T + np.asarray(m)[:, 2]

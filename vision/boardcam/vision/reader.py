@@ -107,14 +107,14 @@ class Reading:
         return out
 
 
-MAT_AGREEMENT_LOTS = 1.5  # a tile-size guess off by 20 % moves the far corners about this much
+MAT_AGREEMENT_LOTS = 1.5  # a guessed mat layout can place the far corners about this far off
 
 
 def grid_near(image_bgr: np.ndarray, corners: np.ndarray, intrinsics: CameraIntrinsics | None) -> np.ndarray:
     """The tile grid's own corners when the markerless finder agrees with ``corners``, else ``corners``.
 
     The mat's markers say where the printed area is; the tiles lie in it by
-    hand, and an uncalibrated mat's tile size is a guess, so the grid found
+    hand, and an uncalibrated mat's layout is a guess, so the grid found
     near there is the better pose.  Its corners keep ``corners``' names.
     """
     corners = np.asarray(corners, np.float64)
@@ -142,7 +142,7 @@ def locate_board(
     """
     small, scale = search_image(image_bgr, intrinsics)
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    pose = find_mat(gray, mat or MatSpec())
+    pose = find_mat(gray, mat or MatSpec(), layout_known=mat is not None)
     if pose is None:
         return find_board(image_bgr, intrinsics), "markerless"
     pts = orient((np.array(pose.ordered()) + 0.5) / scale - 0.5, TILES_WIDE)
