@@ -32,8 +32,8 @@ def fake_vision(monkeypatch):
     boards = {"empty": positions_of(played_game(2))[0], "played": positions_of(played_game(2))[3]}
     calls["board"] = "played"
 
-    def read_board(image, *, pose=None, reference=None, previous=None, **parts):
-        calls["reads"].append({"pose": pose, "reference": reference, "previous": previous})
+    def read_board(image, *, pose=None, reference=None, previous=None, views=None, **parts):
+        calls["reads"].append({"pose": pose, "reference": reference, "previous": previous, "views": views})
         if pose is None and image[0, 0, 0] == COVERED:
             raise BoardNotFoundError("no tile array found")
         board = boards[calls["board"]]
@@ -104,6 +104,20 @@ def test_a_failed_search_falls_back_to_the_last_pose(fake_vision):
     assert fake_vision["reads"][-2]["pose"] is None and fake_vision["reads"][-1]["pose"].name == "found"
     with pytest.raises(BoardNotFoundError):
         VisionReader(None)(np.full((10, 10, 3), COVERED, np.uint8))  # no pose to fall back on
+
+
+def test_a_frame_that_shows_a_change_is_read_again_in_two_views(fake_vision):
+    reader = VisionReader(None)
+    reader(IMAGE)  # the search
+    reader(IMAGE)  # the same board at the pose: one view
+    assert fake_vision["reads"][-1]["views"] is None
+    fake_vision["board"] = "empty"  # the structures differ from the last reading's
+    reader(IMAGE)
+    assert [r["views"] for r in fake_vision["reads"][-2:]] == [None, 2]
+    fake_vision["board"] = "played"
+    fake_vision["occluded"] = True  # a change under a hand is not worth the second look
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["views"] is None
 
 
 def test_a_pose_found_under_a_hand_is_not_kept(fake_vision):

@@ -48,9 +48,10 @@ class VisionReader:
     def __init__(self, calibration: Any = None) -> None:
         from boardcam.calibration.drift import check_drift, drift_reference
         from boardcam.vision import empty_board_reference, read_board
-        from boardcam.vision.reader import SURE
+        from boardcam.vision.reader import SEARCHED_VIEWS, SURE
 
         self._read_board = read_board
+        self._thorough = SEARCHED_VIEWS  # views for a frame that shows a change
         self._empty_board_reference = empty_board_reference
         self._sure = SURE  # a structure read this surely means the board is not the empty one
         self._drift_reference = drift_reference
@@ -82,8 +83,16 @@ class VisionReader:
             log.info("the board or camera moved: searching the board again")
             self._previous = None
             return self._search(image)
-        return self._read_board(image, pose=self._pose, reference=self._reference, previous=self._previous,
-                                **self._parts)
+        reading = self._read_board(image, pose=self._pose, reference=self._reference, previous=self._previous,
+                                   **self._parts)
+        if (self._previous is not None and not getattr(reading, "occluded", False)
+                and _structures(reading) != _structures(self._previous)):
+            # something was built (or seems to be), in plain view: the verdict
+            # rests on this frame, so it is read again in two views, which errs
+            # a third less
+            reading = self._read_board(image, pose=self._pose, reference=self._reference, previous=self._previous,
+                                       views=self._thorough, **self._parts)
+        return reading
 
     def _search(self, image: np.ndarray) -> Any:
         from boardcam.engine.errors import InputError
@@ -236,3 +245,7 @@ def create_loop(
     loop.start(initial)
     return loop
 
+
+def _structures(reading: Any) -> Any:
+    """What a reading says stands on the board (the part a move changes)."""
+    return reading.position_dict.get("structures") or {}
