@@ -269,10 +269,13 @@ def intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([(a[2] * b[1] - a[1] * b[2]) / det, (a[0] * b[2] - a[2] * b[0]) / det])
 
 
-def boundary_lines(mask: np.ndarray, limit: int = 8) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
+def boundary_lines(mask: np.ndarray, limit: int = 8, guesses: int = 2) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
     """Straight stretches of the blob's boundary, split into two direction families.
 
-    Returns one or two such splits (for different guesses of the array's direction).
+    Returns one split per guess of the array's direction: the vote-weighted
+    mean direction, the strongest line's if it differs, and with ``guesses``
+    above 2 the next strongest lines' that differ from those (an arm's long
+    sides can outvote the array's).
     """
     edge = cv2.morphologyEx(mask, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
     side = np.sqrt(np.count_nonzero(mask))  # ~ one side of the array
@@ -301,9 +304,12 @@ def boundary_lines(mask: np.ndarray, limit: int = 8) -> list[tuple[list[np.ndarr
     bases = [(np.angle(np.sum(arr[:, 2] * np.exp(4j * arr[:, 1]))) / 4.0) % (np.pi / 2)]
     # with an arm's long sides in the vote, the weighted mean direction can
     # fit neither arm nor array: the strongest single line's is a second guess
-    strongest = float(arr[int(np.argmax(arr[:, 2])), 1]) % (np.pi / 2)
-    if abs(((strongest - bases[0] + np.pi / 4) % (np.pi / 2)) - np.pi / 4) > np.radians(15):
-        bases.append(strongest)
+    for index in np.argsort(-arr[:, 2]):
+        if len(bases) >= guesses:
+            break
+        direction = float(arr[index, 1]) % (np.pi / 2)
+        if all(abs(((direction - b + np.pi / 4) % (np.pi / 2)) - np.pi / 4) > np.radians(15) for b in bases):
+            bases.append(direction)
     out = []
     for base in bases:
         families: list[list[np.ndarray]] = [[], []]
@@ -364,7 +370,7 @@ def completed_outlines(mask: np.ndarray, keep: int = 1) -> list[np.ndarray]:
     the parallel sides, on the side of the blob.
     """
     quads = []
-    for fam_a, fam_b in boundary_lines(mask):
+    for fam_a, fam_b in boundary_lines(mask, guesses=4):
         for pair, crossing in ((fam_a, fam_b), (fam_b, fam_a)):
             for (a1, a2), b in itertools.product(itertools.combinations(pair, 2), crossing):
                 c1, c2 = intersect(a1, b), intersect(a2, b)
