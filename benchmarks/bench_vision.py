@@ -59,6 +59,15 @@ def truth_in_reader_convention(truth: dict[str, Any]) -> tuple[dict[str, list[fl
     return turned, dict(position, tiles=tiles, structures=structures)
 
 
+LOT_NAMES = tuple(f"{col}{row}" for row in range(1, 11) for col in COLUMNS)
+
+
+def wrong_lots(got: dict[str, Any], position: dict[str, Any]) -> list[str]:
+    """The lots whose structure a read position (``got``) has other than ``position``."""
+    return [name for name in LOT_NAMES
+            if _normal_structure(position["structures"].get(name)) != _normal_structure(got["structures"].get(name))]
+
+
 def _normal_structure(entry: dict[str, Any] | None) -> tuple[Any, ...] | None:
     if entry is None:
         return None
@@ -99,18 +108,12 @@ class _Tally:
             return
         self.clean_flagged += int(reading.occluded)
         got = reading.position_dict
-        wrong_lots = 0
-        for row in range(1, 11):
-            for col in COLUMNS:
-                name = f"{col}{row}"
-                right = _normal_structure(position["structures"].get(name)) == _normal_structure(got["structures"].get(name))
-                sure = reading.lot_confidence.get(name, 0.0) >= 0.9
-                self.confident += int(sure)
-                if right:
-                    self.lots_right += 1
-                else:
-                    wrong_lots += 1
-                    self.confident_wrong += int(sure)
+        wrong = set(wrong_lots(got, position))
+        self.lots_right += len(LOT_NAMES) - len(wrong)
+        for name in LOT_NAMES:
+            sure = reading.lot_confidence.get(name, 0.0) >= 0.9
+            self.confident += int(sure)
+            self.confident_wrong += int(sure and name in wrong)
         right_tiles = 0
         for key, tile in position["tiles"].items():
             read = got["tiles"].get(key, {})
@@ -121,7 +124,7 @@ class _Tally:
                 self.icons_in_view_right += int(read.get("icon") == tile["icon"])
             right_tiles += int(read == tile)
         self.tiles_right += right_tiles
-        self.boards_exact += int(wrong_lots == 0 and right_tiles == 20)
+        self.boards_exact += int(not wrong and right_tiles == 20)
 
     def figures(self) -> dict[str, Any]:
         return {
@@ -207,6 +210,7 @@ def photo_pairs(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:
     """
     from boardcam.engine.aliencity import Position
     from boardcam.engine.errors import InputError
+    from boardcam.vision.models import CORNER_NAMES
 
     root = Path(folder)
     if not root.is_dir():
@@ -228,9 +232,6 @@ def photo_pairs(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:
     if not pairs:
         raise InputError(f"bench photos: no image in {str(folder)!r} has a .json record beside it")
     return pairs
-
-
-CORNER_NAMES = ("A1", "H1", "H10", "A10")
 
 
 def bench_photos(folder: str | Path) -> dict[str, Any]:
@@ -277,14 +278,11 @@ def bench_photos(folder: str | Path) -> dict[str, Any]:
 def differences(reading: Any, position: dict[str, Any]) -> list[dict[str, Any]]:
     """The lots and tiles a reading got wrong: what stands there, what was read, and how sure."""
     got = reading.position_dict
-    out: list[dict[str, Any]] = []
-    for row in range(1, 11):
-        for col in COLUMNS:
-            lot = f"{col}{row}"
-            truth, read = position["structures"].get(lot), got["structures"].get(lot)
-            if _normal_structure(truth) != _normal_structure(read):
-                out.append({"lot": lot, "truth": truth, "read": read,
-                            "confidence": round(float(reading.lot_confidence.get(lot, 0.0)), 3)})
+    out: list[dict[str, Any]] = [
+        {"lot": lot, "truth": position["structures"].get(lot), "read": got["structures"].get(lot),
+         "confidence": round(float(reading.lot_confidence.get(lot, 0.0)), 3)}
+        for lot in wrong_lots(got, position)
+    ]
     for key, tile in position["tiles"].items():
         read_tile = got["tiles"].get(key)
         if read_tile != tile:

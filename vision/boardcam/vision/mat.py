@@ -136,33 +136,27 @@ def find_mat(gray: np.ndarray, spec: MatSpec | None = None, layout_known: bool =
     if len(found) < 2:
         return None
     layout = spec.marker_corners_mm()
-    area = spec.tile_area_corners_mm()
-    if layout_known:
-        src = np.concatenate([layout[i] for i in sorted(found)])
-        dst = np.concatenate([found[i] for i in sorted(found)])
-        h, _ = cv2.findHomography(src, dst, 0)
-        if h is None:
-            return None
-        corners = cv2.perspectiveTransform(area.reshape(-1, 1, 2), h).reshape(4, 2)
-    else:
-        corners = _area_from_centres(
-            np.array([layout[i].mean(axis=0) for i in sorted(found)]),
-            np.array([found[i].mean(axis=0) for i in sorted(found)]), area)
-        if corners is None:
-            return None
+    ids = sorted(found)
+    if layout_known:  # every marker corner
+        src, dst = np.concatenate([layout[i] for i in ids]), np.concatenate([found[i] for i in ids])
+    else:  # the markers' centres only
+        src, dst = np.array([layout[i].mean(axis=0) for i in ids]), np.array([found[i].mean(axis=0) for i in ids])
+    corners = _mapped(src, dst, spec.tile_area_corners_mm())
+    if corners is None:
+        return None
     return BoardPose({name: (float(x), float(y)) for name, (x, y) in zip(CORNER_NAMES, corners)})
 
 
-def _area_from_centres(src: np.ndarray, dst: np.ndarray, area: np.ndarray) -> np.ndarray | None:
-    """The area's corners through the map the marker centres fix: projective from four, affine from
-    three, a similarity from two (a small marker can be missed in the search image)."""
-    if len(src) == 4:
+def _mapped(src: np.ndarray, dst: np.ndarray, points: np.ndarray) -> np.ndarray | None:
+    """``points`` through the map that takes ``src`` to ``dst``: projective from four or more pairs,
+    affine from three, a similarity from two (a small marker can be missed in the search image)."""
+    if len(src) >= 4:
         h, _ = cv2.findHomography(src, dst, 0)
-        return None if h is None else cv2.perspectiveTransform(area.reshape(-1, 1, 2), h).reshape(4, 2)
+        return None if h is None else cv2.perspectiveTransform(points.reshape(-1, 1, 2), h).reshape(-1, 2)
     if len(src) == 3:
         m = cv2.getAffineTransform(src.astype(np.float32), dst.astype(np.float32))
     else:  # mat y runs up, image y down: flip it first, as a similarity cannot mirror
         flip = np.array([1.0, -1.0])
-        src, area = src * flip, area * flip
+        src, points = src * flip, points * flip
         m, _ = cv2.estimateAffinePartial2D(src, dst)
-    return None if m is None else area @ np.asarray(m)[:, :2].T + np.asarray(m)[:, 2]
+    return None if m is None else points @ np.asarray(m)[:, :2].T + np.asarray(m)[:, 2]

@@ -459,6 +459,7 @@ def read_board(
     h, w = image_bgr.shape[:2]
     if intrinsics is not None:
         intrinsics = intrinsics.scaled_to((w, h))
+    searched = pose is None
     if pose is None:
         pose, _how = locate_board(image_bgr, intrinsics, mat)
         t1 = time.perf_counter()
@@ -482,7 +483,7 @@ def read_board(
     t1 = time.perf_counter()
     timing["colour"] = (t1 - t0) * 1000
     if views is None:
-        views = SEARCHED_VIEWS if "find" in timing else 1
+        views = SEARCHED_VIEWS if searched else 1
     tiles, analysis = analyse(lab_all, geometry, appearance, reference, timing, views=views)
     lots = decide_lots(analysis)
     t0 = time.perf_counter()
