@@ -80,13 +80,17 @@ def test_a_hand_over_a_side_still_leaves_the_board_found(make_scene, target_mm, 
     assert corner_error(pose, corners) < lot_px(corners) / 4
 
 
-def test_three_sides_and_the_arrays_shape_complete_an_outline_an_arm_breaks():
+@pytest.mark.parametrize("arm", [
+    [[230, 150], [400, 120], [400, 210], [230, 240]],  # a forearm over the right side
+    [[235, 95], [400, 20], [400, 330], [235, 265]],  # a hand and sleeve nearly the array's size
+])
+def test_three_sides_and_the_arrays_shape_complete_an_outline_an_arm_breaks(arm):
     import cv2
 
     mask = np.zeros((400, 400), np.uint8)
     board = np.array([[100, 80], [260, 80], [260, 280], [100, 280]])  # 4 by 5 tiles of 40 px
     cv2.fillConvexPoly(mask, board.astype(np.int32), 255)
-    cv2.fillConvexPoly(mask, np.array([[230, 150], [400, 120], [400, 210], [230, 240]], np.int32), 255)  # an arm over the right side
+    cv2.fillConvexPoly(mask, np.array(arm, np.int32), 255)
     quads = completed_outlines(mask, keep=4)
     errors = [max(np.min(np.linalg.norm(quad - corner, axis=1)) for corner in board) for quad in quads]
     assert min(errors) < 6

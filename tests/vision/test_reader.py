@@ -92,8 +92,9 @@ def test_empty_board_reference_reads_the_later_frame():
     assert reading.position_dict["structures"] == position["structures"]
 
 
-def test_prints_the_first_look_takes_for_pieces_are_read_again_with_the_network(monkeypatch):
-    """Unseen tile art can look like pieces to the feature classifier; the network's lots then decide."""
+def test_icons_the_first_look_takes_for_pieces_are_still_found(monkeypatch):
+    """Unseen tile art can look like pieces to the feature classifier: the icons are then looked for under
+    the "pieces" (the most icon-like rim wins) and the network's lots decide what stands there."""
     sc = scene({"C3": {"kind": "dome", "color": "red"}}, edition="B", table="wood")
     pose, position = _truth_pose(sc)
     icon_lots = {reader_module._lot_id(t["icon"]) for t in position["tiles"].values()}
@@ -110,8 +111,21 @@ def test_prints_the_first_look_takes_for_pieces_are_read_again_with_the_network(
     reading = read_board(sc.image, pose=pose)
     assert reading.position_dict["tiles"] == position["tiles"]
     assert reading.position_dict["structures"] == position["structures"]
-    monkeypatch.setattr(reader_module, "SECOND_LOOK_GAP", 2.0)  # never look again: the icons are lost
-    assert read_board(sc.image, pose=pose).position_dict["tiles"] != position["tiles"]
+
+
+def test_a_print_the_network_calls_empty_is_offered_to_the_icon_search_again():
+    lot, chosen = 5, 4  # two lots of one tile: the first look saw a piece on 5 and chose 4 as the icon
+    votes = None
+    piece, icon_like = np.zeros(80), np.full(80, 0.05)
+    piece[lot], icon_like[lot], icon_like[chosen] = 0.95, 1e-4, 0.2
+    look = reader_module.FirstLook(np.zeros((80, 1)), piece, icon_like, votes)
+    key = reader_module.TILE_KEYS[reader_module.TILE_OF_LOT[lot]]
+    tiles = {key: reader_module.TileReading("red", chosen, 0.9, 0.5)}
+    net_piece = piece.copy()
+    net_piece[lot] = 0.02
+    again = reader_module._second_look(look, net_piece, tiles)
+    assert again is not None and again[0] is net_piece and again[1][lot] > icon_like[chosen]
+    assert reader_module._second_look(look, piece, tiles) is None  # the network agrees: nothing to read again
 
 
 def test_confidence_is_high_where_right_on_random_scenes():

@@ -166,6 +166,32 @@ def test_icon_is_the_consistent_odd_lot_not_a_piece():
     assert all(conf > 0.5 for _, conf in read.values())
 
 
+def test_a_hidden_icon_is_looked_for_under_the_pieces():
+    """Free lots that all look plain put the icon under a piece: the dome whose rim shows the icon's edge,
+    or the only piece of its tile (a tower hides the icon whole)."""
+    rng = np.random.default_rng(5)
+    patches, icons = _icon_board(rng)
+    s = patches.shape[1]
+    yy, xx = np.mgrid[0:s, 0:s]
+    dome = np.hypot(xx + 0.5 - s / 2, yy + 0.5 - s / 2) < 6.5  # covers the ring's inner part only
+    occupied = np.zeros(80)
+    icon_like = np.where(np.isin(np.arange(80), icons), 0.9, 0.02)
+    domed, towered = [0, 5, 10], [1, 6, 11]
+    for t in domed:  # the icon and a plain lot under domes
+        plain_lot = next(int(v) for v in TILE_LOT_IDS[t] if v != icons[t])
+        for lot in (icons[t], plain_lot):
+            patches[lot][dome] = (20.0, 30.0, 20.0)
+            occupied[lot], icon_like[lot] = 0.97, 0.01
+        icon_like[icons[t]] = 0.05  # the first look half sees the rim
+    for t in towered:  # the icon under the tile's one tower
+        patches[icons[t]] = 50.0  # a plain-looking top: no oddness to go by
+        occupied[icons[t]], icon_like[icons[t]] = 0.97, 0.001
+    colours = {k: ("red", "blue", "green", "black")[i % 4] for i, k in enumerate(TILE_KEYS)}
+    read = read_icon_lots(patches, colours, occupied, icon_like)
+    assert [read[k][0] for k in TILE_KEYS] == [int(v) for v in icons]
+    assert all(read[TILE_KEYS[t]][1] < 0.75 for t in domed + towered)  # a piece hides it: never sure
+
+
 def test_tiles_of_a_generated_scene_with_pieces(make_scene):
     structures = {"C3": {"kind": "tower", "color": "red", "cap": "white"}, "F8": {"kind": "dome", "color": "blue"},
                   "B1": {"kind": "dome", "color": "red"}}

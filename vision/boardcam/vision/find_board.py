@@ -382,10 +382,16 @@ def completed_outlines(mask: np.ndarray, keep: int = 1) -> list[np.ndarray]:
                 for ratio, sign in itertools.product(SIDE_RATIOS, (1.0, -1.0)):
                     reach = sign * span * ratio
                     quads.append(np.array([c1, c2, c2 + reach * along2, c1 + reach * along1]))
-    return _best_quads(mask, quads, keep)
+    # the arm that hid the fourth side is blob the right outline leaves out
+    return _best_quads(mask, quads, keep, outside_weight=ARM_OUTSIDE_WEIGHT)
 
 
-def _best_quads(mask: np.ndarray, quads: list[np.ndarray], keep: int) -> list[np.ndarray]:
+#: what blob left outside a completed outline costs, against 1 for table inside it: an arm across a side
+#: can be nearly as large as the array, and a full penalty would rank the outlines that take it in first
+ARM_OUTSIDE_WEIGHT = 0.25
+
+
+def _best_quads(mask: np.ndarray, quads: list[np.ndarray], keep: int, outside_weight: float = 1.0) -> list[np.ndarray]:
     """Of candidate quads, the ``keep`` (with different corners) that agree best with the blob (see fit_outline)."""
     h, w = mask.shape
     # score on a coarser copy: plenty for choosing, and cheap
@@ -407,7 +413,7 @@ def _best_quads(mask: np.ndarray, quads: list[np.ndarray], keep: int) -> list[np
         cv2.fillConvexPoly(canvas, np.round(quad / f * 16).astype(np.int32), 1, cv2.LINE_8, 4)
         inside = canvas.astype(bool)
         hit = int(np.count_nonzero(inside & coarse))
-        score = float(hit - (int(np.count_nonzero(inside)) - hit) - (total - hit))
+        score = float(hit - (int(np.count_nonzero(inside)) - hit) - outside_weight * (total - hit))
         scored.append((score, quad))
     scored.sort(key=lambda item: -item[0])
     chosen: list[np.ndarray] = []

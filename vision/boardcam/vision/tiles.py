@@ -386,6 +386,12 @@ def read_icon_lots(
     tile's choice minimises (distance to the other tiles' icons) minus (how
     odd the lot is within its own tile), found by a few rounds of coordinate
     descent from the oddest free lot of each tile.
+
+    With the first look's ``icon_like``, a tile whose free lots all look plain
+    has its icon under one of its pieces, and the piece that looks most like
+    an icon is taken: a dome leaves the icon's rim in sight.  A tower hides it
+    whole, so between towers (or a tower and a dome) it is a guess, and the
+    confidence says so.
     """
     occupied = np.zeros(80) if occupied is None else np.asarray(occupied, np.float64)
     profiles = radial_profiles(patches)
@@ -417,14 +423,30 @@ def read_icon_lots(
             consistency = (against.sum(2) - self_term) / (n - 1)
             score = base - 0.5 * consistency
             choice = score.argmax(1)
+        hidden = _hidden_icons(piece, icon_like, ids)
+        score[hidden] = np.where(piece[hidden] > 0.5, score[hidden], -np.inf)
+        choice = score.argmax(1)
         for i, t in enumerate(tiles):
             order = np.sort(score[i])[::-1]
-            margin = float(order[0] - order[1])
+            margin = float(order[0] - order[1]) if np.isfinite(order[1]) else 10.0
             conf = 1.0 / (1.0 + np.exp(-(margin - 2.0) / 1.5))
             if piece[i, choice[i]] > 0.5 or np.sort(piece[i])[-1] > 0.5 and margin < 4.0:
                 conf *= 0.7
             result[TILE_KEYS[t]] = (int(ids[i, choice[i]]), float(conf))
     return result
+
+
+#: a tile whose free lots all look less than this likely an icon to the first look has its icon under a piece
+HIDDEN_ICON_BELOW = 0.1
+
+
+def _hidden_icons(piece: np.ndarray, icon_like: np.ndarray | None, ids: np.ndarray) -> np.ndarray:
+    """Which tiles (rows of ``ids``) have pieces and no free lot that could be their icon."""
+    if icon_like is None:
+        return np.zeros(len(ids), bool)
+    built = piece > 0.5
+    looks = np.where(built, 0.0, np.asarray(icon_like)[ids])
+    return built.any(1) & (looks.max(1) < HIDDEN_ICON_BELOW)
 
 
 def read_tiles(
