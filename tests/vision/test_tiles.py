@@ -192,6 +192,22 @@ def test_a_hidden_icon_is_looked_for_under_the_pieces():
     assert all(read[TILE_KEYS[t]][1] < 0.75 for t in domed + towered)  # a piece hides it: never sure
 
 
+def test_icons_the_first_look_doubts_stay_in_sight_when_they_match_each_other():
+    """On art it has not seen the first look may give every icon a low probability: the icons' likeness
+    to one another on this board keeps them from being looked for under the pieces."""
+    rng = np.random.default_rng(6)
+    patches, icons = _icon_board(rng)
+    occupied = np.zeros(80)
+    icon_like = np.full(80, 0.03)
+    for t in range(20):  # a dark dome on a plain lot of every tile
+        lot = next(int(v) for v in TILE_LOT_IDS[t] if v != icons[t])
+        patches[lot, 6:18, 6:18] = (15.0, 0.0, 0.0)
+        occupied[lot], icon_like[lot] = 0.95, 0.01
+    colours = {k: ("red", "blue", "green", "black")[i % 4] for i, k in enumerate(TILE_KEYS)}
+    read = read_icon_lots(patches, colours, occupied, icon_like)
+    assert [read[k][0] for k in TILE_KEYS] == [int(v) for v in icons]
+
+
 def test_tiles_of_a_generated_scene_with_pieces(make_scene):
     structures = {"C3": {"kind": "tower", "color": "red", "cap": "white"}, "F8": {"kind": "dome", "color": "blue"},
                   "B1": {"kind": "dome", "color": "red"}}

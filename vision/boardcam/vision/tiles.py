@@ -388,10 +388,10 @@ def read_icon_lots(
     descent from the oddest free lot of each tile.
 
     With the first look's ``icon_like``, a tile whose free lots all look plain
-    has its icon under one of its pieces, and the piece that looks most like
-    an icon is taken: a dome leaves the icon's rim in sight.  A tower hides it
-    whole, so between towers (or a tower and a dome) it is a guess, and the
-    confidence says so.
+    (see :func:`_hidden_icons`) has its icon under one of its pieces, and the
+    piece that looks most like an icon is taken: a dome leaves the icon's rim
+    in sight.  A tower hides it whole, so between towers (or a tower and a
+    dome) it is a guess, and the confidence says so.
     """
     occupied = np.zeros(80) if occupied is None else np.asarray(occupied, np.float64)
     profiles = radial_profiles(patches)
@@ -423,7 +423,7 @@ def read_icon_lots(
             consistency = (against.sum(2) - self_term) / (n - 1)
             score = base - 0.5 * consistency
             choice = score.argmax(1)
-        hidden = _hidden_icons(piece, icon_like, ids)
+        hidden = _hidden_icons(piece, icon_like, ids, pair, choice) if n >= 2 else np.zeros(n, bool)
         score[hidden] = np.where(piece[hidden] > 0.5, score[hidden], -np.inf)
         choice = score.argmax(1)
         for i, t in enumerate(tiles):
@@ -436,17 +436,41 @@ def read_icon_lots(
     return result
 
 
-#: a tile whose free lots all look less than this likely an icon to the first look has its icon under a piece
+#: a free lot less likely an icon than this to the first look may be plain print...
 HIDDEN_ICON_BELOW = 0.1
+#: ...if it is also this many times further from the guild's icons than those icons are from each other
+HIDDEN_ICON_FARTHER = 2.0
 
 
-def _hidden_icons(piece: np.ndarray, icon_like: np.ndarray | None, ids: np.ndarray) -> np.ndarray:
-    """Which tiles (rows of ``ids``) have pieces and no free lot that could be their icon."""
+def _hidden_icons(piece: np.ndarray, icon_like: np.ndarray | None, ids: np.ndarray, pair: np.ndarray,
+                  choice: np.ndarray) -> np.ndarray:
+    """Which tiles (rows of ``ids``) have pieces and no free lot that could be their icon.
+
+    Two tests must agree that a free lot is plain.  The first look's icon
+    probability is fitted on known art and runs low on art it has not seen;
+    the distance to the icons chosen in view on the other tiles of the guild
+    is measured on this board's own print.  Either alone took visible icons
+    of made-up art for hidden ones.  The icons measured against are the
+    chosen free lots the first look vouches for, or failing those every
+    chosen free lot.
+    """
     if icon_like is None:
         return np.zeros(len(ids), bool)
     built = piece > 0.5
+    rows = np.arange(len(ids))
     looks = np.where(built, 0.0, np.asarray(icon_like)[ids])
-    return built.any(1) & (looks.max(1) < HIDDEN_ICON_BELOW)
+    in_view = ~built[rows, choice]
+    vouched = in_view & (looks[rows, choice] >= HIDDEN_ICON_BELOW)
+    refs = np.flatnonzero(vouched if vouched.sum() >= 2 else in_view)
+    if len(refs) < 2:
+        return np.zeros(len(ids), bool)
+    to_refs = pair[:, :, refs, choice[refs]]  # (n, 4, refs): every lot against each reference icon
+    own = refs[None, None, :] == rows[:, None, None]  # a tile is not its own reference
+    distance = np.where(own, 0.0, to_refs).sum(2) / np.maximum((~own).sum(2), 1)
+    apart = float(np.median(distance[refs, choice[refs]]))
+    icon_looking = looks.max(1) >= HIDDEN_ICON_BELOW
+    near_icons = np.where(built, np.inf, distance).min(1) <= HIDDEN_ICON_FARTHER * apart
+    return built.any(1) & ~icon_looking & ~near_icons
 
 
 def read_tiles(
