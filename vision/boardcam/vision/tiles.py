@@ -424,8 +424,9 @@ def read_icon_lots(
             score = base - 0.5 * consistency
             choice = score.argmax(1)
         hidden = _hidden_icons(piece, icon_like, ids, pair, choice) if n >= 2 else np.zeros(n, bool)
-        score[hidden] = np.where(piece[hidden] > 0.5, score[hidden], -np.inf)
-        choice = score.argmax(1)
+        if hidden.any():
+            score[hidden] = np.where(piece[hidden] > 0.5, score[hidden], -np.inf)
+            choice = score.argmax(1)
         for i, t in enumerate(tiles):
             order = np.sort(score[i])[::-1]
             margin = float(order[0] - order[1]) if np.isfinite(order[1]) else 10.0
@@ -457,8 +458,11 @@ def _hidden_icons(piece: np.ndarray, icon_like: np.ndarray | None, ids: np.ndarr
     if icon_like is None:
         return np.zeros(len(ids), bool)
     built = piece > 0.5
-    rows = np.arange(len(ids))
     looks = np.where(built, 0.0, np.asarray(icon_like)[ids])
+    icon_looking = looks.max(1) >= HIDDEN_ICON_BELOW
+    if not (built.any(1) & ~icon_looking).any():
+        return np.zeros(len(ids), bool)
+    rows = np.arange(len(ids))
     in_view = ~built[rows, choice]
     vouched = in_view & (looks[rows, choice] >= HIDDEN_ICON_BELOW)
     refs = np.flatnonzero(vouched if vouched.sum() >= 2 else in_view)
@@ -467,8 +471,7 @@ def _hidden_icons(piece: np.ndarray, icon_like: np.ndarray | None, ids: np.ndarr
     to_refs = pair[:, :, refs, choice[refs]]  # (n, 4, refs): every lot against each reference icon
     own = refs[None, None, :] == rows[:, None, None]  # a tile is not its own reference
     distance = np.where(own, 0.0, to_refs).sum(2) / np.maximum((~own).sum(2), 1)
-    apart = float(np.median(distance[refs, choice[refs]]))
-    icon_looking = looks.max(1) >= HIDDEN_ICON_BELOW
+    apart = small_percentile(distance[refs, choice[refs]], 50.0)
     near_icons = np.where(built, np.inf, distance).min(1) <= HIDDEN_ICON_FARTHER * apart
     return built.any(1) & ~icon_looking & ~near_icons
 
