@@ -47,6 +47,7 @@ from boardcam.vision.tiles import (
     TileReading,
     canonical,
     lot_grid,
+    mean_weights,
 )
 
 TOWER_BASE_MM = 25.0
@@ -91,13 +92,9 @@ REGIONS = ("core", "centre", "ring", "corner")
 
 @lru_cache(maxsize=8)
 def _region_means(s: int) -> np.ndarray:
-    """(s*s, 4): multiplying flattened lots by this gives their mean over core, centre, ring, corner.
-
-    One matrix product replaces four masked copies of every lot.
-    """
+    """(s*s, 4): multiplying flattened lots by this gives their mean over core, centre, ring, corner."""
     masks = _masks(s)
-    weights = np.stack([masks[name].ravel() for name in REGIONS], axis=1).astype(np.float32)
-    return weights / weights.sum(0, keepdims=True)
+    return mean_weights([masks[name] for name in REGIONS])
 
 
 @lru_cache(maxsize=8)

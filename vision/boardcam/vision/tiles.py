@@ -145,8 +145,16 @@ def radial_profiles(patches: np.ndarray, rings: int = 5) -> np.ndarray:
 @lru_cache(maxsize=8)
 def _ring_means(size: int, rings: int) -> np.ndarray:
     """(size*size, rings): flattened lots times this are their mean in each ring (ring_index's rings)."""
-    index = ring_index(size, rings).ravel()
-    weights = (index[:, None] == np.arange(rings)[None]).astype(np.float32)
+    index = ring_index(size, rings)
+    return mean_weights([index == ring for ring in range(rings)])
+
+
+def mean_weights(masks: list[np.ndarray]) -> np.ndarray:
+    """(pixels, len(masks)): flattened lots times this are their mean over each mask.
+
+    One matrix product replaces a masked copy of every lot per mask.
+    """
+    weights = np.stack([mask.ravel() for mask in masks], axis=1).astype(np.float32)
     return weights / weights.sum(0, keepdims=True)
 
 
