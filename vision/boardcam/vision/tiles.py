@@ -447,7 +447,7 @@ def read_icon_lots(
 
 #: a free lot less likely an icon than this to the first look may be plain print...
 HIDDEN_ICON_BELOW = 0.1
-#: ...if it is also this many times further from the guild's icons than those icons are from each other
+#: ...if it is also this many times farther from the guild's icons than those icons are from each other
 HIDDEN_ICON_FARTHER = 2.0
 
 
@@ -458,8 +458,8 @@ def _hidden_icons(piece: np.ndarray, icon_like: np.ndarray | None, ids: np.ndarr
     Two tests must agree that a free lot is plain.  The first look's icon
     probability is fitted on known art and runs low on art it has not seen;
     the distance to the icons chosen in view on the other tiles of the guild
-    is measured on this board's own print.  Either alone took visible icons
-    of made-up art for hidden ones.  The icons measured against are the
+    is measured on this board's own print.  The first alone took visible
+    icons of made-up art for hidden ones.  The icons measured against are the
     chosen free lots the first look vouches for, or failing those every
     chosen free lot.
     """
