@@ -46,6 +46,7 @@ from boardcam.vision.tiles import (
     TILE_OF_LOT,
     TileReading,
     canonical,
+    centre_offsets,
     lot_grid,
     mean_weights,
 )
@@ -82,8 +83,7 @@ class LotReading:
 
 @lru_cache(maxsize=8)
 def _masks(s: int) -> dict[str, np.ndarray]:
-    yy, xx = np.mgrid[0:s, 0:s]
-    r = np.hypot(xx + 0.5 - s / 2, yy + 0.5 - s / 2) / (s / 2)
+    r = centre_offsets(s)[2]
     return {"centre": r < 0.55, "ring": (r >= 0.55) & (r < 0.95), "corner": r >= 0.95, "core": r < 0.35}
 
 
@@ -245,10 +245,9 @@ FEATURE_NAMES = (
 
 @lru_cache(maxsize=8)
 def _edge_geometry(s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per pixel of a lot: the unit vector from its centre (x, y) and the (s*s, 3) ring-mean weights."""
-    yy, xx = np.mgrid[0:s, 0:s]
-    rx, ry = xx + 0.5 - s / 2, yy + 0.5 - s / 2
-    r = np.hypot(rx, ry) / (s / 2)
+    """Per pixel of a lot: the unit vector from its centre (x, y) over half a lot, and the (s*s, 3)
+    membership of EDGE_RINGS (sums over a ring, not means: the radial share is a ratio of sums)."""
+    rx, ry, r = centre_offsets(s)
     unit_x = (rx / np.maximum(r, 1e-3) / (s / 2)).astype(np.float32)
     unit_y = (ry / np.maximum(r, 1e-3) / (s / 2)).astype(np.float32)
     rings = np.stack([((r >= lo) & (r < hi)).ravel() for lo, hi in EDGE_RINGS], axis=1).astype(np.float32)

@@ -116,10 +116,21 @@ def lot_patches(lab: np.ndarray, tile_px: int) -> np.ndarray:
     return canonical(lot_grid(lab, tile_px // 2))
 
 
+@lru_cache(maxsize=8)
+def centre_offsets(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each pixel of a (size, size) lot: x and y from the lot's centre in pixels (y down), and the
+    distance from the centre in half-lots (1 on the inscribed circle).  Read-only: the arrays are shared."""
+    yy, xx = np.mgrid[0:size, 0:size]
+    rx, ry = xx + 0.5 - size / 2, yy + 0.5 - size / 2
+    r = np.hypot(rx, ry) / (size / 2)
+    for a in (rx, ry, r):
+        a.flags.writeable = False
+    return rx, ry, r
+
+
 def ring_index(size: int, rings: int) -> np.ndarray:
     """Ring number of each pixel of a lot (rings over the inscribed circle; -1 outside)."""
-    yy, xx = np.mgrid[0:size, 0:size]
-    r = np.hypot(xx + 0.5 - size / 2, yy + 0.5 - size / 2) / (size / 2)
+    r = centre_offsets(size)[2]
     out = np.minimum((r * rings).astype(int), rings - 1)
     out[r >= 1.0] = -1
     return out
@@ -431,7 +442,7 @@ def read_icon_lots(
             consistency = (against.sum(2) - self_term) / (n - 1)
             score = base - 0.5 * consistency
             choice = score.argmax(1)
-        hidden = _hidden_icons(piece, icon_like, ids, pair, choice) if n >= 2 else np.zeros(n, bool)
+        hidden = _hidden_icons(piece, icon_like, ids, pair, choice)
         if hidden.any():
             score[hidden] = np.where(piece[hidden] > 0.5, score[hidden], -np.inf)
             choice = score.argmax(1)
