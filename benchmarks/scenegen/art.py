@@ -298,6 +298,8 @@ def _random_edition_texture(img: np.ndarray, style: RandomStyle, ink: np.ndarray
             else (15.0, 15.0, 15.0)
     elif style.face == "ink" and style.icon_fill == "ink":
         fill = _mix(ink, _WHITE, 0.65)  # an ink icon on an ink face would vanish
+    elif style.face == "dark" and style.icon_fill == "dark":
+        fill = _mix(ink, _WHITE, 0.5)  # so would a dark icon on a dark face: no edition prints an icon unseen
     else:
         fill = {"ink": tuple(float(v) for v in ink), "light": _mix(ink, _WHITE, 0.7),
                 "dark": _mix(ink, (0, 0, 0), 0.6)}[style.icon_fill]

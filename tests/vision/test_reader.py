@@ -215,3 +215,19 @@ def test_a_mat_gives_the_corners_and_the_reader_names_them(yaw):
     lot = np.hypot(*(np.array(corners["H1"]) - corners["A1"])) / 8
     for name, point in corners.items():
         assert np.hypot(*(np.array(got.corners_px[name]) - point)) < 0.25 * lot, name
+
+
+def test_a_print_taken_for_a_piece_on_a_tile_of_doubted_colour_is_read_again():
+    """On a plain card the icon may be all the colour a tile shows: a lot wrongly taken for a piece had no say."""
+    lot, chosen = 5, 4
+    piece, icon_like = np.zeros(80), np.full(80, 0.05)
+    piece[lot], icon_like[lot], icon_like[chosen] = 0.95, 1e-4, 0.99  # the chosen icon stays the likelier one
+    look = reader_module.FirstLook(np.zeros((80, 1)), piece, icon_like, None)
+    key = reader_module.TILE_KEYS[reader_module.TILE_OF_LOT[lot]]
+    net_piece = piece.copy()
+    net_piece[lot] = 0.02
+    sure = {key: reader_module.TileReading("red", chosen, 0.99, 0.9)}
+    doubted = {key: reader_module.TileReading("red", chosen, 0.5, 0.9)}
+    assert reader_module._second_look(look, net_piece, sure) is None
+    again = reader_module._second_look(look, net_piece, doubted)
+    assert again is not None and again[0] is net_piece

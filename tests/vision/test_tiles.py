@@ -14,6 +14,7 @@ from boardcam.vision.tiles import (
     read_icon_lots,
     assignment,
     five_of_each,
+    icon_kinship,
     read_tile_colours,
     tile_lots,
 )
@@ -76,6 +77,90 @@ def test_a_neutral_print_with_a_coloured_icon_names_its_guild_once_the_pieces_ar
             pieces[TILE_LOT_IDS[i][1]] = 0.9
     lab = to_lab(img, board_gains(img))
     read = read_tile_colours(lab, tile_px, 1.0 - pieces)
+    assert [read[k][0] for k in TILE_KEYS] == colours
+
+
+def test_dark_coloured_cards_leave_the_plain_ones_black_whatever_their_icon():
+    """An edition of dark red, blue and green cards: black tiles are no darker, only colourless.
+
+    Their light icons under a warm lamp must not name them a guild either.
+    """
+    colours = [c for c in ("red", "blue", "green", "black") for _ in range(5)]
+    np.random.default_rng(3).shuffle(colours)
+    dark = {"red": (25, 25, 95), "blue": (90, 50, 20), "green": (25, 80, 25), "black": (66, 66, 66)}
+    tile_px = 48
+    img = np.zeros((5 * tile_px, 4 * tile_px, 3), np.uint8)
+    for i, colour in enumerate(colours):
+        tc, tr = i % 4, i // 4
+        y0, x0 = (4 - tr) * tile_px, tc * tile_px
+        img[y0 : y0 + tile_px, x0 : x0 + tile_px] = dark[colour]
+        img[y0 + 6 : y0 + 18, x0 + 6 : x0 + 18] = (110, 140, 215) if colour == "black" else (200, 200, 200)
+    lab = to_lab(img, board_gains(img))
+    read = read_tile_colours(lab, tile_px, np.ones(80))
+    assert [read[k][0] for k in TILE_KEYS] == colours
+
+
+def _icon_mask(shape: str, turn: int = 0, offset: tuple[int, int] = (0, 0), size: int = 16) -> np.ndarray:
+    """Where a printed icon of one of four shapes covers a lot, turned and shifted."""
+    mask = np.zeros((size, size), bool)
+    a, b = size // 4, 3 * size // 4  # the icon's extent
+    mid = size // 2
+    if shape == "bar":
+        mask[a:b, mid - 2 : mid + 1] = True
+    elif shape == "ell":
+        mask[a:b, a + 1 : a + 3] = True
+        mask[b - 2 : b, a + 1 : b - 1] = True
+    elif shape == "tee":
+        mask[a : a + 2, a:b] = True
+        mask[a:b, mid - 1 : mid + 1] = True
+    else:  # a disc
+        yy, xx = np.mgrid[0:size, 0:size]
+        mask = np.hypot(xx - (size - 1) / 2, yy - (size - 1) / 2) < size * 0.22
+    return np.roll(np.rot90(mask, turn), offset, axis=(0, 1))
+
+
+def _icon_patch(shape: str, ink: tuple[float, float, float], turn: int, offset: tuple[int, int],
+                rng: np.random.Generator, size: int = 16) -> np.ndarray:
+    """A Lab lot of light card with one printed icon, and sensor noise."""
+    patch = np.zeros((size, size, 3), np.float32)
+    patch[..., 0] = 70.0
+    patch[_icon_mask(shape, turn, offset, size)] = ink
+    return patch + rng.normal(0, 1.0, patch.shape).astype(np.float32)
+
+
+def test_icon_kin_are_the_tiles_printed_with_the_same_icon_at_any_turn_and_offset():
+    rng = np.random.default_rng(4)
+    prints = {"bar": (35, 4, 3), "ell": (35, -3, -4), "tee": (35, -3, 4), "disc": (85, 0, 0)}
+    guild_of_tile = [g for g in prints for _ in range(5)]
+    rng.shuffle(guild_of_tile)
+    patches = np.stack([_icon_patch(g, prints[g], int(rng.integers(4)), tuple(rng.integers(-2, 3, 2)), rng)
+                        for g in guild_of_tile])
+    trusted = np.ones(20, bool)
+    trusted[7] = False  # an icon under a piece says nothing
+    kin = icon_kinship(patches, np.arange(20), trusted)
+    same = np.array(guild_of_tile)[:, None] == np.array(guild_of_tile)[None]
+    assert kin.sum() >= 40 and not (kin & ~same).any()
+    assert not kin[7].any() and not kin[:, 7].any() and (kin == kin.T).all()
+
+
+def test_a_neutral_card_with_faint_icons_is_named_by_their_ink():
+    """Dark inks on a light card under a warm lamp: a few units of chroma, the hue still the guild's."""
+    colours = [c for c in ("red", "blue", "green", "black") for _ in range(5)]
+    np.random.default_rng(5).shuffle(colours)
+    tile_px = 48
+    ink = {"red": (74, 76, 90), "blue": (86, 78, 74), "green": (74, 84, 76)}
+    shape = {"red": "bar", "blue": "ell", "green": "tee"}
+    img = np.full((5 * tile_px, 4 * tile_px, 3), (176, 186, 196), np.uint8)  # a warm cast on a grey card
+    for i, colour in enumerate(colours):
+        tc, tr = i % 4, i // 4
+        y0, x0 = (4 - tr) * tile_px, tc * tile_px
+        if colour == "black":
+            img[y0 : y0 + tile_px, x0 : x0 + tile_px] = (44, 46, 50)
+            continue
+        s = tile_px // 2
+        img[y0 : y0 + s, x0 : x0 + s][_icon_mask(shape[colour], size=s)] = ink[colour]  # the upper-left lot
+    lab = to_lab(img, board_gains(img))
+    read = read_tile_colours(lab, tile_px, np.ones(80))
     assert [read[k][0] for k in TILE_KEYS] == colours
 
 

@@ -48,6 +48,7 @@ from boardcam.vision.tiles import (
     TileReading,
     canonical,
     colour_votes,
+    icon_kinship,
     lot_grid,
     lot_name,
     read_icon_lots,
@@ -289,6 +290,8 @@ SEARCHED_VIEWS = 2
 
 #: how much more a piece the first look must see than the network before the tiles are read again
 SECOND_LOOK_GAP = 0.5
+#: a tile colour read with less confidence than this is read again when one of its lots was wrongly taken for a piece
+SECOND_LOOK_COLOUR_DOUBT = 0.9
 
 
 @dataclass(frozen=True)
@@ -327,8 +330,10 @@ def _second_look(look: FirstLook, net_piece: np.ndarray,
 
     A lot the first look took for a piece and the network calls empty is a
     print, most likely an icon: its piece probability goes to the icon.  The
-    tiles are read again only if that could move an icon, that is if such a
-    lot now looks more like an icon than its tile's chosen icon lot did.
+    tiles are read again only if that could change them: if such a lot now
+    looks more like an icon than its tile's chosen icon lot did, or if its
+    tile's colour was in doubt (on a plain card the icon may be the only
+    colour a tile shows, and a lot taken for a piece has no say in it).
     """
     if look.icon_like is None:
         return None
@@ -337,8 +342,11 @@ def _second_look(look: FirstLook, net_piece: np.ndarray,
     if len(doubted) == 0:
         return None
     icon_like = look.icon_like + print_not_piece
-    chosen = {lot: tiles[TILE_KEYS[TILE_OF_LOT[lot]]].icon_lot for lot in doubted}
-    if all(chosen[lot] == lot or icon_like[lot] <= look.icon_like[chosen[lot]] for lot in doubted):
+    tile = {lot: tiles[TILE_KEYS[TILE_OF_LOT[lot]]] for lot in doubted}
+    icon_may_move = any(tile[lot].icon_lot != lot and icon_like[lot] > look.icon_like[tile[lot].icon_lot]
+                        for lot in doubted)
+    colour_in_doubt = any(tile[lot].colour_confidence < SECOND_LOOK_COLOUR_DOUBT for lot in doubted)
+    if not (icon_may_move or colour_in_doubt):
         return None
     return net_piece, icon_like
 
@@ -349,16 +357,40 @@ def _tiles_from_frame(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, piec
     # with the pieces known, the free icon lots can name the guild of a tile
     # printed in colour only there
     colours = read_tile_colours(lab, TILE_PX, 1.0 - piece, votes)
+    icons = read_icon_lots(canon, {k: c for k, (c, _) in colours.items()}, piece, icon_like)
+    colours, icons = _colours_from_kin(lab, canon, piece, icon_like, votes, colours, icons)
     lot_guild = _guild_of_lots(colours)
     # A late game puts a dome of the tile's own colour on most lots, so the
     # guild median can itself look like a dome: the final templates leave
     # out the lots with pieces.
     plain = lots_stage.plain_templates(canon, lot_guild, piece)
-    icons = read_icon_lots(canon, {k: c for k, (c, _) in colours.items()}, piece, icon_like)
     tiles = {key: TileReading(colours[key][0], icons[key][0], colours[key][1], icons[key][1]) for key in TILE_KEYS}
     icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
     expected = canonical(lots_stage.expected_from_frame(canon, lot_guild, icon_lots, piece, plain), inverse=True)
     return tiles, lots_stage.relight(expected, seen)
+
+
+#: a board with a tile colour less sure than this asks the tiles printed with the same icon (tiles.icon_kinship)
+KIN_WANTED = 0.9
+#: an icon found with less confidence than this does not speak for its tile's kin
+KIN_ICON_TRUSTED = 0.5
+
+
+def _colours_from_kin(lab: np.ndarray, canon: np.ndarray, piece: np.ndarray, icon_like: np.ndarray | None,
+                      votes: ColourVotes, colours: dict[str, tuple[str, float]],
+                      icons: dict[str, tuple[int, float]]) -> tuple[dict[str, tuple[str, float]], dict[str, tuple[int, float]]]:
+    """The tile colours read again knowing the icons (their ink, and each unsure tile's icon kin), and the
+    icons again if a colour moved; as they are when no tile unsure of its colour has its icon in view."""
+    icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
+    trusted = (piece[icon_lots] < 0.5) & (np.array([icons[k][1] for k in TILE_KEYS]) >= KIN_ICON_TRUSTED)
+    unsure = np.array([colours[k][1] < KIN_WANTED for k in TILE_KEYS])
+    if not (unsure & trusted).any():
+        return colours, icons
+    kin = icon_kinship(canon, icon_lots, trusted)
+    again = read_tile_colours(lab, TILE_PX, 1.0 - piece, votes, kin, icon_lots)
+    if all(again[k][0] == colours[k][0] for k in TILE_KEYS):
+        return again, icons
+    return again, read_icon_lots(canon, {k: c for k, (c, _) in again.items()}, piece, icon_like)
 
 
 def _analyse_with_net(

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import scipy.fft
 from scipy.optimize import linear_sum_assignment
+from scipy.spatial.distance import cdist
 
 from boardcam.vision.colour import HUE_DEG, hue_distance
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL, TILES_WIDE
@@ -190,6 +192,7 @@ class ColourVotes:
     votes: np.ndarray  # (80, 3) the lot's mean vote for each guild hue
     light: np.ndarray  # (80,) the lot's median lightness
     mean: np.ndarray  # (80, 3) the lot's mean Lab
+    pixels: np.ndarray  # (80, n, 3) the pixels voting
 
 
 def colour_votes(lab: np.ndarray, tile_px: int) -> ColourVotes:
@@ -201,11 +204,11 @@ def colour_votes(lab: np.ndarray, tile_px: int) -> ColourVotes:
     guild_weight = np.stack([np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2) for g in ("red", "blue", "green")])
     votes = (vote_weight[None] * guild_weight).mean(axis=2).T
     mean = np.full(lots.shape[1], 1.0 / lots.shape[1], np.float32) @ lots  # (80, 3); .mean(1) is slow on a trailing axis of 3
-    return ColourVotes(vote_weight, guild_weight, votes, np.median(lots[..., 0], axis=1), mean)
+    return ColourVotes(vote_weight, guild_weight, votes, np.median(lots[..., 0], axis=1), mean, lots)
 
 
 def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None,
-                       votes: ColourVotes | None = None) -> np.ndarray:
+                       votes: ColourVotes | None = None, icon_lots: np.ndarray | None = None) -> np.ndarray:
     """Log-scores (20, 4) for red, blue, green, black of every tile.
 
     Each saturated pixel votes for the guild hue nearest to it, weighted by
@@ -226,46 +229,93 @@ def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | N
     tile_light = seen.light[calm].mean(1)
     bright = small_percentile(tile_light, 80)
     dark_share = np.clip(1.0 - tile_light / max(bright, 1e-3), 0.0, 1.0)  # 0 for the bright tiles
-    if piece_free is not None:  # a light card with no colour but its icon's (black tiles are dark)
+    # an edition that prints its guilds on the card itself: there a tile whose
+    # print shows no colour is black, whatever its icon, and however dark the
+    # other cards are (some editions print dark red, blue and green cards)
+    printed_in_colour = int((tile_votes.sum(1) >= COLOURED_PRINT).sum()) >= COLOURED_CARDS
+    # how much darker the board's darkest quarter (five tiles of twenty are black) is than its light tiles
+    black_stands_out = small_percentile(dark_share, 90)
+    if piece_free is not None and not printed_in_colour and black_stands_out >= LIGHT_CARDS_ABOVE:
+        # light cards with no colour but their icons' (an edition of dark cards
+        # whose colour is too dim to count is not one: its black tiles' light
+        # icons would take a lamp's tint for a guild)
         light_card = dark_share < 0.25
-        icon = _icon_votes(seen.vote_weight, seen.guild_weight, weights, tile_votes.sum(1))
+        icon = _icon_votes(seen.pixels, weights, tile_votes.sum(1), icon_lots)
         tile_votes = tile_votes + icon * light_card[:, None]
     total_votes = tile_votes.sum(1)
-    colourful = total_votes / max(small_percentile(total_votes, 75), 1e-3)
+    colourful = np.clip(total_votes / max(small_percentile(total_votes, 75), 1e-3), 0, 1)
     share = tile_votes / np.maximum(total_votes[:, None], 1e-6)
     scores = np.zeros((20, 4))
-    scores[:, :3] = 6.0 * share * np.clip(colourful, 0, 1)[:, None]
-    scores[:, 3] = 8.0 * (dark_share - 0.35) + 3.0 * (0.5 - np.clip(colourful, 0, 1))
+    scores[:, :3] = 6.0 * share * colourful[:, None]
+    scores[:, 3] = 8.0 * (dark_share - 0.35) + _plain_weight(printed_in_colour, black_stands_out) * (0.5 - colourful)
     return scores
 
 
 #: calm lots' mean colour vote above which a tile's print itself shows its guild (every edition seen had >= 3.6)
 COLOURED_PRINT = 6.0
-#: share of a lot's most colourful pixels that speak for a printed icon
+#: tiles whose print shows their guild, of the fifteen coloured ones, that make an edition "printed in colour"
+COLOURED_CARDS = 8
+#: weight of "no colour in the print" for black (darkness' weight is 8), and the most it gets when darkness cannot tell
+PLAIN_IS_BLACK, PLAIN_IS_BLACK_DARK_CARDS = 3.0, 9.0
+#: how much darker than the light tiles the board's darkest quarter is: at most this, darkness cannot tell
+#: black (dark cards); at least this, it can (the colourless weight stays PLAIN_IS_BLACK)
+DARK_CARDS_BELOW, LIGHT_CARDS_ABOVE = 0.2, 0.45
+
+
+def _plain_weight(printed_in_colour: bool, black_stands_out: float) -> float:
+    """How much a colourless print says black: more on a board whose black tiles are no darker than the rest.
+
+    Darkness names black tiles where the other cards are light.  An edition
+    of dark red, blue and green cards leaves only the lack of colour, so
+    there it must weigh more; a board whose colour is only in the icons
+    (a neutral card) cannot use it at all.
+    """
+    if not printed_in_colour:
+        return PLAIN_IS_BLACK
+    dark_cards = np.clip((LIGHT_CARDS_ABOVE - black_stands_out) / (LIGHT_CARDS_ABOVE - DARK_CARDS_BELOW), 0.0, 1.0)
+    return float(PLAIN_IS_BLACK + (PLAIN_IS_BLACK_DARK_CARDS - PLAIN_IS_BLACK) * dark_cards)
+
+
+#: share of a lot's pixels, those departing most from its card, that are taken for a printed icon's ink
 ICON_SHARE = 0.15
+#: votes per unit of an icon ink's chroma (the per-pixel votes count chroma beyond 8 on every pixel)
+ICON_CHROMA_VOTE = 1.0
 
 
-def _icon_votes(vote_weight: np.ndarray, guild_weight: np.ndarray, free: np.ndarray, calm_total: np.ndarray) -> np.ndarray:
-    """Colour votes (20, 3) of each tile's most colourful free lot, for tiles whose print is not coloured.
+def _icon_votes(pixels: np.ndarray, free: np.ndarray, calm_total: np.ndarray,
+                icon_lots: np.ndarray | None = None) -> np.ndarray:
+    """Colour votes (20, 3) of each tile's icon lot (when known and free, else its most colourful free lot),
+    for tiles whose print is not coloured.
 
     Some editions print the guild only in the icon, on a neutral card: the
-    calm lots then carry no colour, and the icon's own pixels (its most
-    colourful ones, as the icon fills only part of its lot) have to name the
-    guild.  Only lots believed free of pieces speak, and only as far as the
-    calm lots leave the tile uncoloured, so a coloured print is never outvoted.
+    calm lots then carry no colour, and the icon has to name the guild.  Its
+    ink is the share of the lot's pixels whose colour departs most from the
+    card's (the lot's median), and its colour is their mean departure: a
+    pale or dark ink shows only a few units of chroma, too little for the
+    per-pixel votes, but its hue is still the guild's.  (Departing in
+    lightness would take a dark outline, which has no colour, for the
+    ink.)  Only lots believed free of
+    pieces speak, and only as far as the calm lots leave the tile
+    uncoloured, so a coloured print is never outvoted.
     """
-    side = int(round(np.sqrt(vote_weight.shape[1])))
+    side = int(round(np.sqrt(pixels.shape[1])))
     inner = (ring_index(side, 1) == 0).ravel()  # the lot's inscribed disc: the gaps between tiles show the table
-    vote_weight, guild_weight = vote_weight[:, inner], guild_weight[:, :, inner]
-    count = max(1, int(round(ICON_SHARE * vote_weight.shape[1])))
-    top = np.argpartition(vote_weight, -count, axis=1)[:, -count:]  # (80, count)
-    strong = np.take_along_axis(vote_weight, top, axis=1)
-    hue_share = np.take_along_axis(guild_weight, np.broadcast_to(top[None], (3, *top.shape)), axis=2)
-    lot_votes = (strong[None] * hue_share).mean(axis=2).T * (free[:, None] > 0.5)  # (80, 3)
+    disc = pixels[:, inner].astype(np.float32)
+    departure = disc[..., 1:] - np.median(disc[..., 1:], axis=1)[:, None, :]  # a, b from the card's
+    count = max(1, int(round(ICON_SHARE * disc.shape[1])))
+    top = np.argpartition(np.hypot(departure[..., 0], departure[..., 1]), -count, axis=1)[:, -count:]
+    ink = np.take_along_axis(departure, top[..., None], axis=1).mean(1)  # (80, 2)
+    chroma = np.hypot(ink[:, 0], ink[:, 1])
+    hue = np.degrees(np.arctan2(ink[:, 1], ink[:, 0])) % 360.0
+    near = np.stack([np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2) for g in ("red", "blue", "green")], 1)
+    lot_votes = ICON_CHROMA_VOTE * chroma[:, None] * near * (free[:, None] > 0.5)  # (80, 3)
     per_tile = lot_votes[TILE_LOT_IDS]  # (20, 4, 3)
-    loudest = np.take_along_axis(per_tile, per_tile.sum(2).argmax(1)[:, None, None], axis=1)[:, 0]
+    speaking = np.take_along_axis(per_tile, per_tile.sum(2).argmax(1)[:, None, None], axis=1)[:, 0]
+    if icon_lots is not None:  # a neighbour's piece leaning in can be louder than the icon
+        icon_free = free[icon_lots] > 0.5
+        speaking[icon_free] = lot_votes[icon_lots[icon_free]]
     need = np.clip(1.0 - calm_total / COLOURED_PRINT, 0.0, 1.0)
-    return loudest * need[:, None]
+    return speaking * need[:, None]
 
 
 def refine_with_prototypes(features: np.ndarray, scores: np.ndarray, rounds: int = 2) -> np.ndarray:
@@ -317,12 +367,20 @@ def tile_features(lab: np.ndarray, tile_px: int, votes: ColourVotes | None = Non
 
 
 def read_tile_colours(
-    lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None, votes: ColourVotes | None = None
+    lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None, votes: ColourVotes | None = None,
+    kin: np.ndarray | None = None, icon_lots: np.ndarray | None = None,
 ) -> dict[str, tuple[str, float]]:
-    """Guild colour and confidence of every tile (``votes``: this frame's, when already computed)."""
+    """Guild colour and confidence of every tile (``votes``: this frame's, when already computed).
+
+    ``kin`` (20, 20, see :func:`icon_kinship`): tiles whose icons are the same
+    print; a tile unsure of its colour takes its kin's evidence as its own.
+    ``icon_lots`` (20 lot ids), once known: where a neutral card's colour is.
+    """
     votes = colour_votes(lab, tile_px) if votes is None else votes
-    scores = tile_colour_scores(lab, tile_px, piece_free, votes)
+    scores = tile_colour_scores(lab, tile_px, piece_free, votes, icon_lots)
     scores = refine_with_prototypes(tile_features(lab, tile_px, votes), scores)
+    if kin is not None:
+        scores = _with_kin(scores, kin)
     probs = _softmax(scores)
     guilds, moved_confidence = five_of_each(probs)
     out = {}
@@ -330,6 +388,64 @@ def read_tile_colours(
         g = int(guilds[t])
         out[key] = (GUILDS[g], moved_confidence.get(t, float(probs[t, g])))
     return out
+
+
+#: a tile named with at least this probability from its own print keeps its colour whatever its kin say
+KIN_UNNEEDED = 0.9
+
+
+def _with_kin(scores: np.ndarray, kin: np.ndarray) -> np.ndarray:
+    """Each unsure tile's colour scores averaged with those of the tiles printed with the same icon."""
+    unsure = (_softmax(scores).max(1) < KIN_UNNEEDED) & kin.any(1)
+    out = scores.copy()
+    out[unsure] = (scores[unsure] + kin[unsure].astype(np.float64) @ scores) / (1.0 + kin[unsure].sum(1))[:, None]
+    return out
+
+
+#: an icon is kin of another when each is among the other's this many most alike (a guild's other four)...
+ICON_KIN = 4
+#: ...and their prints differ by less than this share of the median difference between icons on the board
+ICON_KIN_NEARER = 0.6
+
+
+def icon_kinship(patches: np.ndarray, icon_lots: np.ndarray, trusted: np.ndarray) -> np.ndarray:
+    """(20, 20) bool: which tiles' icons are the same print, at any quarter turn and offset in the lot.
+
+    Why: a guild prints one icon on all its tiles, so tiles whose icons
+    match are one guild, whatever their colour looks like under this lamp.
+    On a neutral card a pale or dark icon is all the colour a tile shows,
+    and one such icon alone is easily misnamed; five of them together are
+    not.  Only ``trusted`` tiles (icon in view, found with some confidence)
+    take part.  The comparison is of amplitude spectra, which ignore where
+    in the lot the icon sits; each is summed with its quarter turn, which
+    makes it ignore the turn too.  The icon's mean colour is kept beside
+    it, so two guilds printing one shape in two colours stay apart.
+    """
+    icons = patches[icon_lots].astype(np.float32)
+    n, s = icons.shape[:2]
+    icons -= np.median(icons[:, ::2, ::2].reshape(n, -1, 3), axis=1)[:, None, None, :]  # the card
+    amplitude = np.abs(scipy.fft.fft2(icons, axes=(1, 2)))
+    turn_rows, turn_cols = _quarter_turn_of_frequencies(s)
+    amplitude = amplitude + amplitude[:, turn_rows, turn_cols]
+    amplitude[:, 0, 0] = 0.0  # the mean goes in signed, below
+    colour = icons.reshape(n, -1, 3).mean(1) * (2.0 * s)
+    described = np.concatenate([np.sqrt(amplitude.reshape(n, -1)), colour], axis=1)
+    distance = cdist(described, described, "cityblock")  # L1: a few strong ridges do not dominate
+    np.fill_diagonal(distance, np.inf)
+    distance[~trusted] = np.inf
+    distance[:, ~trusted] = np.inf
+    finite = distance[np.isfinite(distance)]
+    if len(finite) == 0:
+        return np.zeros((n, n), bool)
+    rank = distance.argsort(1).argsort(1)
+    return (rank < ICON_KIN) & (rank.T < ICON_KIN) & (distance < ICON_KIN_NEARER * float(np.median(finite)))
+
+
+@lru_cache(maxsize=4)
+def _quarter_turn_of_frequencies(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index arrays taking a (size, size) spectrum to the spectrum of the image turned a quarter."""
+    rows, cols = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
+    return (-cols) % size, rows
 
 
 #: a tile is moved to another guild to make the count five of each only if that guild is this likely for it
