@@ -416,20 +416,10 @@ def icon_kinship(patches: np.ndarray, icon_lots: np.ndarray, trusted: np.ndarray
     On a neutral card a pale or dark icon is all the colour a tile shows,
     and one such icon alone is easily misnamed; five of them together are
     not.  Only ``trusted`` tiles (icon in view, found with some confidence)
-    take part.  The comparison is of amplitude spectra, which ignore where
-    in the lot the icon sits; each is summed with its quarter turn, which
-    makes it ignore the turn too.  The icon's mean colour is kept beside
-    it, so two guilds printing one shape in two colours stay apart.
+    take part; prints are compared by :func:`print_descriptors`.
     """
-    icons = patches[icon_lots].astype(np.float32)
-    n, s = icons.shape[:2]
-    icons -= np.median(icons[:, ::2, ::2].reshape(n, -1, 3), axis=1)[:, None, None, :]  # the card
-    amplitude = np.abs(scipy.fft.fft2(icons, axes=(1, 2)))
-    turn_rows, turn_cols = _quarter_turn_of_frequencies(s)
-    amplitude = amplitude + amplitude[:, turn_rows, turn_cols]
-    amplitude[:, 0, 0] = 0.0  # the mean goes in signed, below
-    colour = icons.reshape(n, -1, 3).mean(1) * (2.0 * s)
-    described = np.concatenate([np.sqrt(amplitude.reshape(n, -1)), colour], axis=1)
+    n = len(icon_lots)
+    described = print_descriptors(patches[icon_lots])
     distance = cdist(described, described, "cityblock")  # L1: a few strong ridges do not dominate
     np.fill_diagonal(distance, np.inf)
     distance[~trusted] = np.inf
@@ -439,6 +429,25 @@ def icon_kinship(patches: np.ndarray, icon_lots: np.ndarray, trusted: np.ndarray
         return np.zeros((n, n), bool)
     rank = distance.argsort(1).argsort(1)
     return (rank < ICON_KIN) & (rank.T < ICON_KIN) & (distance < ICON_KIN_NEARER * float(np.median(finite)))
+
+
+def print_descriptors(patches: np.ndarray) -> np.ndarray:
+    """(n, D) per canonical lot: what its print looks like wherever in the lot it sits, at any quarter turn.
+
+    The amplitude spectrum of the lot's departure from its card (its median)
+    ignores where the print sits; summed with its quarter turn it ignores the
+    turn too.  The mean departure is kept beside it, signed, so one shape in
+    two colours stays two prints.
+    """
+    prints = patches.astype(np.float32)
+    n, s = prints.shape[:2]
+    prints -= np.median(prints[:, ::2, ::2].reshape(n, -1, 3), axis=1)[:, None, None, :]  # the card
+    amplitude = np.abs(scipy.fft.fft2(prints, axes=(1, 2)))
+    turn_rows, turn_cols = _quarter_turn_of_frequencies(s)
+    amplitude = amplitude + amplitude[:, turn_rows, turn_cols]
+    amplitude[:, 0, 0] = 0.0  # the mean goes in signed, below
+    colour = prints.reshape(n, -1, 3).mean(1) * (2.0 * s)
+    return np.concatenate([np.sqrt(amplitude.reshape(n, -1)), colour], axis=1)
 
 
 @lru_cache(maxsize=4)
