@@ -5,6 +5,7 @@ import pytest
 
 import boardcam.calibration.drift as drift
 import boardcam.vision
+import boardcam.vision.align
 from boardcam.engine.aliencity import Position
 from boardcam.firmware.runner import VisionReader
 from boardcam.vision import BoardNotFoundError
@@ -47,8 +48,13 @@ def fake_vision(monkeypatch):
         calls["references"] += 1
         return "reference"
 
+    def align_to_reference(image, pose, reference, intrinsics=None):
+        calls.setdefault("aligned", []).append(pose)
+        return FakePose("aligned", pose.to_json()["corners_px"])
+
     monkeypatch.setattr(boardcam.vision, "read_board", read_board)
     monkeypatch.setattr(boardcam.vision, "empty_board_reference", empty_board_reference)
+    monkeypatch.setattr(boardcam.vision.align, "align_to_reference", align_to_reference)
     monkeypatch.setattr(drift, "drift_reference", lambda image, corners, intrinsics=None: "drift reference")
     monkeypatch.setattr(drift, "check_drift", lambda ref, image: SimpleNamespace(moved=calls["drift"] == "moved"))
     return calls
@@ -155,3 +161,21 @@ def test_an_empty_board_with_unsure_phantom_pieces_still_becomes_the_reference(f
     fake_vision["piece_confidence"] = 0.6  # the same board read unsurely: prints, not pieces
     reader(IMAGE)
     assert fake_vision["references"] == 1
+
+
+def test_a_board_found_again_after_a_bump_is_registered_on_the_reference(fake_vision):
+    """A re-found grid sits a pixel off the setup frame's; against the reference every edge would be a piece."""
+    reader = VisionReader(None)
+    fake_vision["board"] = "empty"
+    reader(IMAGE)  # the first search: there is no reference to register on yet
+    assert "aligned" not in fake_vision and fake_vision["references"] == 1
+    fake_vision["board"] = "played"
+    fake_vision["drift"] = "moved"
+    reader.board_moved()
+    reader(IMAGE)
+    searched, again = fake_vision["reads"][-2:]
+    assert searched["pose"] is None and fake_vision["aligned"] == [fake_vision["aligned"][0]]
+    assert again["pose"].name == "aligned" and again["reference"] == "reference"
+    fake_vision["drift"] = "steady"
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["pose"].name == "aligned"  # and kept for the frames after

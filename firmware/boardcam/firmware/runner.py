@@ -48,9 +48,11 @@ class VisionReader:
     def __init__(self, calibration: Any = None) -> None:
         from boardcam.calibration.drift import check_drift, drift_reference
         from boardcam.vision import empty_board_reference, read_board
+        from boardcam.vision.align import align_to_reference
         from boardcam.vision.reader import SEARCHED_VIEWS, SURE
 
         self._read_board = read_board
+        self._align = align_to_reference
         self._thorough = SEARCHED_VIEWS  # views for a frame that shows a change
         self._empty_board_reference = empty_board_reference
         self._sure = SURE  # a structure read this surely means the board is not the empty one
@@ -109,8 +111,23 @@ class VisionReader:
         # a hand over the board can hide a side and drag the grid off: a pose
         # found under one is used for this frame only, and the search goes on
         if not getattr(reading, "occluded", False):
+            reading = self._on_reference(image, reading)
             self._remember_pose(image, reading.pose)
         return reading
+
+    def _on_reference(self, image: np.ndarray, reading: Any) -> Any:
+        """The reading again at the found pose registered on the empty-board reference, when there is one.
+
+        A search after a bump puts the grid up to a pixel or so of the warped
+        view off where the setup frame had it; compared with the reference,
+        every printed edge would then look like a piece.
+        """
+        if self._reference is None:
+            return reading
+        aligned = self._align(image, reading.pose, self._reference, self._parts.get("intrinsics"))
+        if aligned is reading.pose:
+            return reading
+        return self._read_board(image, pose=aligned, reference=self._reference, **self._parts)
 
     def _same_naming(self, image: np.ndarray, reading: Any) -> Any:
         """The search names row 1 by its own rule; the game's naming (and its reference) must survive."""
