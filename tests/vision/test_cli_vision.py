@@ -36,13 +36,18 @@ def test_read_errors_are_one_line_and_exit_2(tmp_path, capsys):
 
 
 def test_read_against_an_empty_frame(make_scene, tmp_path, capsys):
-    pieces = {"C3": {"kind": "tower", "color": "red", "cap": "white"}, "F8": {"kind": "dome", "color": "blue"}}
-    empty, full = make_scene({}, edition="B", table="plain"), make_scene(pieces, edition="B", table="plain")
+    pieces = {"C3": {"kind": "tower", "color": "red", "cap": "white"}, "F8": {"kind": "dome", "color": "blue"},
+              "B2": {"kind": "tower", "color": "green"}, "E5": {"kind": "dome", "color": "black"}}
+    empty = make_scene({}, edition="D", table="plain", hand=None)
+    full = make_scene(pieces, edition="D", table="plain", hand=None)
     cv2.imwrite(str(tmp_path / "empty.png"), empty.image)
-    cv2.imwrite(str(tmp_path / "full.png"), full.image)
+    # the camera nudged a few pixels between the two frames: the empty frame's pose is registered on this one
+    cv2.imwrite(str(tmp_path / "full.png"), np.roll(full.image, (4, -5), axis=(0, 1)))
     assert main(["read", str(tmp_path / "full.png"), "--empty", str(tmp_path / "empty.png")]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["tiles"]) == 20 and len(doc["confidence"]["lots"]) == 80
+    assert {lot: (s["kind"], s["color"], s.get("cap")) for lot, s in doc["structures"].items()} == {
+        lot: (s["kind"], s["color"], s.get("cap")) for lot, s in pieces.items()}
     cv2.imwrite(str(tmp_path / "small.png"), cv2.resize(empty.image, (320, 240)))
     assert main(["read", str(tmp_path / "full.png"), "--empty", str(tmp_path / "small.png")]) == 2
     assert capsys.readouterr().err.startswith("boardcam: error: --empty")

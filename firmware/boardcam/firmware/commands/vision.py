@@ -64,6 +64,7 @@ def run_read(args: argparse.Namespace) -> int:
     import cv2
 
     from boardcam.vision import empty_board_reference, read_board
+    from boardcam.vision.align import align_to_reference
     from boardcam.vision.reader import SEARCHED_VIEWS
 
     image = load_image(args.image, "image")
@@ -73,7 +74,6 @@ def run_read(args: argparse.Namespace) -> int:
         if empty.shape != image.shape:
             raise InputError(f"--empty: {args.empty!r} is {empty.shape[1]}x{empty.shape[0]}, the frame {image.shape[1]}x{image.shape[0]}")
         found = read_board(empty, **parts)  # the empty array fixes the pose and the tiles
-        parts["pose"] = found.pose
         parts["reference"] = empty_board_reference(
             empty,
             found.pose,
@@ -81,6 +81,8 @@ def run_read(args: argparse.Namespace) -> int:
             white_balance=getattr(parts.get("appearance"), "white_balance", None),
             tiles=found.position_dict["tiles"],
         )
+        # a camera nudged between the two frames by a few pixels would make every printed edge a piece
+        parts["pose"] = align_to_reference(image, found.pose, parts["reference"], parts.get("intrinsics"))
     reading = read_board(image, views=SEARCHED_VIEWS, **parts)  # one frame, no hurry: the thorough reading
     print(json.dumps(reading.to_json(), indent=2))
     if args.overlay:
