@@ -251,6 +251,19 @@ def test_icon_is_the_consistent_odd_lot_not_a_piece():
     assert all(conf > 0.5 for _, conf in read.values())
 
 
+def test_an_icon_the_first_look_doubts_is_never_sure():
+    rng = np.random.default_rng(4)
+    patches, icons = _icon_board(rng)
+    colours = {k: ("red", "blue", "green", "black")[i % 4] for i, k in enumerate(TILE_KEYS)}
+    icon_like = np.full(80, 0.02)
+    icon_like[icons] = 0.95
+    doubted = TILE_KEYS[3]
+    icon_like[icons[3]] = 0.04  # still the best of its tile, but the first look barely sees an icon there
+    read = read_icon_lots(patches, colours, np.zeros(80), icon_like)
+    assert [read[k][0] for k in TILE_KEYS] == [int(v) for v in icons]
+    assert read[doubted][1] < 0.75 and all(read[k][1] > 0.9 for k in TILE_KEYS if k != doubted)
+
+
 def test_a_hidden_icon_is_looked_for_under_the_pieces():
     """Free lots that all look plain put the icon under a piece: the dome whose rim shows the icon's edge,
     or the only piece of its tile (a tower hides the icon whole)."""
