@@ -48,7 +48,7 @@ def fake_vision(monkeypatch):
         calls["references"] += 1
         return "reference"
 
-    def align_to_reference(image, pose, reference, intrinsics=None):
+    def align_to_reference(image, pose, reference, intrinsics=None, structures=None):
         calls.setdefault("aligned", []).append(pose)
         return FakePose("aligned", pose.to_json()["corners_px"])
 

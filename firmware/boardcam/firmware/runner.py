@@ -124,7 +124,8 @@ class VisionReader:
         """
         if self._reference is None:
             return reading
-        aligned = self._align(image, reading.pose, self._reference, self._parts.get("intrinsics"))
+        aligned = self._align(image, reading.pose, self._reference, self._parts.get("intrinsics"),
+                              structures=reading.position_dict.get("structures"))
         if aligned is reading.pose:
             return reading
         return self._read_board(image, pose=aligned, reference=self._reference, **self._parts)

@@ -6,25 +6,30 @@ sits up to a pixel or so of the warped view off where the setup frame put
 it; against the reference every printed edge then shows as a departure, and
 fine art (thin icons, printed blocks) reads as pieces.  The reference itself
 is the best template of this board there is, so the new pose is moved until
-the warped frame lies on it: OpenCV's ECC registration finds the affine map
-between the two (the grid's many straight edges make it sharp to a tenth of
-a pixel; the pieces placed since are a minority of the board), and the
-corners move by it.
+the warped frame lies on it: OpenCV's ECC registration finds how far the
+board is shifted (the grid's many straight edges make it sharp to a tenth
+of a pixel), on the lots where no piece stands or leans, and the corners
+move by that shift.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import cv2
 import numpy as np
 
 from boardcam.vision.colour import board_gains, to_lab
 from boardcam.vision.geometry import BOARD_CORNERS_TILES, board_to_image, build_warp
-from boardcam.vision.models import TILES_TALL, BoardPose, CameraIntrinsics, EmptyBoardReference
+from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL, BoardPose, CameraIntrinsics, EmptyBoardReference
 
 ALIGN_TILE_PX = 32  # the reading's resolution: a pixel here is a thirty-second of a tile
 #: below this correlation between the frame and the reference the registration is not trusted
 MIN_CORRELATION = 0.5
 ECC_STOP = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5)
+#: below this share of the board free of pieces there is too little print left to register on
+MIN_FREE_SHARE = 0.2
 #: a correction larger than this (tiles) is not a registration error but a wrong grid: the pose is kept
 MAX_SHIFT_TILES = 0.25
 
@@ -34,11 +39,32 @@ def align_to_reference(
     pose: BoardPose,
     reference: EmptyBoardReference,
     intrinsics: CameraIntrinsics | None = None,
+    structures: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> BoardPose:
-    """``pose`` moved so the frame's warped board lies on ``reference``; ``pose`` itself when that cannot be told."""
+    """``pose`` moved so the frame's warped board lies on ``reference``; ``pose`` itself when that cannot be told.
+
+    ``structures`` (lot name -> structure, as read at ``pose``): the lots the
+    registration must not look at.  A late game's towers lean over their
+    neighbours and would pull the map toward themselves; a tower's lot and
+    the lots around it, and a dome's lot, are left out.
+    """
     template = _lightness(reference.lots_at(ALIGN_TILE_PX // 2))
-    correction = _board_correction(image_bgr, pose, template, reference, intrinsics)
+    mask = _empty_lots_mask(structures or {})
+    correction = _board_correction(image_bgr, pose, template, reference, intrinsics, mask)
     return pose if correction is None else _corrected(pose, correction)
+
+
+def _empty_lots_mask(structures: Mapping[str, Mapping[str, Any]]) -> np.ndarray:
+    """uint8 mask of the warped board (row 10 up): 255 where no piece stands or leans."""
+    free = np.ones((LOTS_TALL, LOTS_WIDE), bool)  # [row from the bottom, column]
+    for name, structure in structures.items():
+        col, row = "ABCDEFGH".index(name[0]), int(name[1:]) - 1
+        if structure.get("kind") == "tower":
+            free[max(row - 1, 0) : row + 2, max(col - 1, 0) : col + 2] = False
+        else:
+            free[row, col] = False
+    lot = ALIGN_TILE_PX // 2
+    return np.kron(free[::-1], np.ones((lot, lot), np.uint8)).astype(np.uint8) * 255
 
 
 def _lightness(lots: np.ndarray) -> np.ndarray:
@@ -48,29 +74,41 @@ def _lightness(lots: np.ndarray) -> np.ndarray:
 
 
 def _board_correction(image_bgr: np.ndarray, pose: BoardPose, template: np.ndarray,
-                      reference: EmptyBoardReference, intrinsics: CameraIntrinsics | None) -> np.ndarray | None:
-    """(2, 3) affine map in board tile units from where the reference is to where this frame shows it."""
+                      reference: EmptyBoardReference, intrinsics: CameraIntrinsics | None,
+                      mask: np.ndarray) -> np.ndarray | None:
+    """(2, 3) map in board tile units from where the reference is to where this frame shows it: a shift.
+
+    A shift is what a re-found grid is mostly off by, and ECC finds it
+    reliably with pieces about.  Fitting an affine map (ECC directly, or
+    through the shifts of the board's quarters) let the pieces pull the
+    corners pixels off on mid-game boards.
+    """
     h, w = image_bgr.shape[:2]
     geometry = build_warp(pose, (w, h), ALIGN_TILE_PX, intrinsics, 0)
     warped = geometry.warp(image_bgr)
     gains = np.array(reference.white_balance) if reference.white_balance is not None else board_gains(warped)
     seen = np.ascontiguousarray(to_lab(warped, gains)[..., 0])
+    shift = _shift(template, seen, mask)
+    if shift is None:
+        return None
+    move = np.array([shift[0] / ALIGN_TILE_PX, -shift[1] / ALIGN_TILE_PX])  # board tile units, y up
+    if np.abs(move).max() > MAX_SHIFT_TILES:
+        return None
+    return np.column_stack([np.eye(2), move])
+
+
+def _shift(template: np.ndarray, seen: np.ndarray, mask: np.ndarray) -> tuple[float, float] | None:
+    """Where ``template``'s print lies in ``seen`` (pixels), or None when too little of it is free or it does not lock."""
+    if cv2.countNonZero(mask) < MIN_FREE_SHARE * mask.size:
+        return None
     warp = np.eye(2, 3, dtype=np.float32)
     try:
-        correlation, warp = cv2.findTransformECC(template, seen, warp, cv2.MOTION_AFFINE, ECC_STOP, None, 3)
-    except cv2.error:  # no convergence: nothing on the board to lock on to
+        correlation, warp = cv2.findTransformECC(template, seen, warp, cv2.MOTION_TRANSLATION, ECC_STOP, mask, 3)
+    except cv2.error:  # no convergence: nothing here to lock on to
         return None
     if correlation < MIN_CORRELATION:
         return None
-    # the pixel map (template -> this view) in board tile units, y up
-    to_board = np.array([[1.0 / ALIGN_TILE_PX, 0.0, 0.0], [0.0, -1.0 / ALIGN_TILE_PX, TILES_TALL], [0, 0, 1]])
-    to_pixels = np.linalg.inv(to_board)
-    affine = (to_board @ np.vstack([warp.astype(np.float64), [0, 0, 1]]) @ to_pixels)[:2]
-    corners = BOARD_CORNERS_TILES.astype(np.float64)
-    moved = corners @ affine[:, :2].T + affine[:, 2]
-    if np.abs(moved - corners).max() > MAX_SHIFT_TILES:
-        return None
-    return affine
+    return float(warp[0, 2]), float(warp[1, 2])
 
 
 def _corrected(pose: BoardPose, affine: np.ndarray) -> BoardPose:

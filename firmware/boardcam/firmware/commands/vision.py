@@ -81,8 +81,11 @@ def run_read(args: argparse.Namespace) -> int:
             white_balance=getattr(parts.get("appearance"), "white_balance", None),
             tiles=found.position_dict["tiles"],
         )
-        # a camera nudged between the two frames by a few pixels would make every printed edge a piece
-        parts["pose"] = align_to_reference(image, found.pose, parts["reference"], parts.get("intrinsics"))
+        # a camera nudged between the two frames by a few pixels would make every printed edge a piece;
+        # the registration looks past the pieces a first reading sees
+        first = read_board(image, pose=found.pose, **{k: v for k, v in parts.items() if k != "pose"})
+        parts["pose"] = align_to_reference(image, found.pose, parts["reference"], parts.get("intrinsics"),
+                                           structures=first.position_dict["structures"])
     reading = read_board(image, views=SEARCHED_VIEWS, **parts)  # one frame, no hurry: the thorough reading
     print(json.dumps(reading.to_json(), indent=2))
     if args.overlay:
