@@ -231,3 +231,20 @@ def test_a_print_taken_for_a_piece_on_a_tile_of_doubted_colour_is_read_again():
     assert reader_module._second_look(look, net_piece, sure) is None
     again = reader_module._second_look(look, net_piece, doubted)
     assert again is not None and again[0] is net_piece
+
+
+def test_a_hidden_icon_goes_where_the_rules_say_the_last_build_was():
+    from boardcam.vision.lots import LotReading
+
+    key = reader_module.TILE_KEYS[0]  # A1: lots A1, B1, A2, B2 = 0, 1, 8, 9
+    lots = {lot: LotReading(None, None, None, 0.99, {}) for lot in range(80)}
+    lots[0] = LotReading("dome", "red", None, 0.99, {})
+    lots[1] = LotReading("tower", "red", None, 0.99, {})
+    lots[8] = LotReading("tower", "blue", None, 0.99, {})
+    tiles = {k: reader_module.TileReading("green", 40, 0.99, 0.95) for k in reader_module.TILE_KEYS}
+    tiles[key] = reader_module.TileReading("red", 1, 0.99, 0.6)  # the search guessed the red tower
+    fixed = reader_module._hidden_icons_by_the_rules(tiles, lots)
+    assert fixed[key].icon_lot == 8 and fixed[key].icon_confidence == reader_module.ICON_BY_THE_RULES
+    assert all(fixed[k] == tiles[k] for k in tiles if k != key)  # icons in view are left alone
+    lots[8] = LotReading(None, None, None, 0.99, {})  # two red pieces: either may be the last
+    assert reader_module._hidden_icons_by_the_rules(tiles, lots)[key] == tiles[key]

@@ -13,6 +13,7 @@ from boardcam.vision.tiles import (
     radial_profiles,
     read_icon_lots,
     assignment,
+    could_be_built_last,
     five_of_each,
     icon_kinship,
     read_tile_colours,
@@ -314,3 +315,13 @@ def test_tiles_of_a_generated_scene_with_pieces(make_scene):
         corners, position = truth_in_reader_convention(sc.truth)
         reading = read_board(sc.image, pose=BoardPose({k: tuple(v) for k, v in corners.items()}))
         assert reading.position_dict["tiles"] == position["tiles"], edition
+
+
+def test_the_lots_that_can_have_been_built_last_on_a_tile():
+    """The icon lot, if built, was its tile's last build; the first two builds are the tile's colour."""
+    assert could_be_built_last("red", {0: "red", 1: "red", 8: "blue"}) == [8]
+    assert could_be_built_last("red", {0: "red", 1: "red"}) == [0, 1]
+    assert could_be_built_last("red", {0: "red", 1: "green", 8: "red", 9: "blue"}) == [1, 9]
+    assert could_be_built_last("red", {0: "red", 1: "red", 8: "red", 9: "blue"}) == [0, 1, 8, 9]
+    assert could_be_built_last("black", {0: "red", 1: "blue", 8: "green"}) == [0, 1, 8]
+    assert could_be_built_last("red", {0: "blue", 1: "green"}) == []  # no legal order at all

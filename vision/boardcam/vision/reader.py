@@ -43,11 +43,13 @@ from boardcam.vision.occlusion import Occlusion, find_occlusion
 from boardcam.vision.tiles import (
     GUILDS,
     TILE_KEYS,
+    TILE_LOT_IDS,
     TILE_OF_LOT,
     ColourVotes,
     TileReading,
     canonical,
     colour_votes,
+    could_be_built_last,
     icon_kinship,
     lot_grid,
     lot_name,
@@ -518,6 +520,8 @@ def read_board(
         views = SEARCHED_VIEWS if searched else 1
     tiles, analysis = analyse(lab_all, geometry, appearance, reference, timing, views=views)
     lots = decide_lots(analysis)
+    if reference is None:
+        tiles = _hidden_icons_by_the_rules(tiles, lots)
     t0 = time.perf_counter()
     occlusion = with_covered_lots(find_occlusion(lab_all, geometry.margin_px, LOT_PX, analysis.difference),
                                   analysis.covered_probs)
@@ -569,6 +573,37 @@ def read_board(
         tiles=tiles,
         lot_lab=lot_lab,
     )
+
+
+#: confidence of a hidden icon the rules put under the one lot that can have been its tile's last build
+ICON_BY_THE_RULES = 0.8
+
+
+def _hidden_icons_by_the_rules(tiles: dict[str, TileReading], lots: dict[int, LotReading]) -> dict[str, TileReading]:
+    """Each tile whose icon lot was read as built, with the icon moved to a lot that can have been built last.
+
+    One frame cannot see an icon under a tower, but the rules narrow down
+    where it is (see :func:`tiles.could_be_built_last`).  When the search
+    under the pieces chose a lot that cannot have been built last, the icon
+    goes to the one that can (or the first of those, unsure); when exactly
+    one lot can, the answer is as sure as the board is legal.
+    """
+    out = dict(tiles)
+    for t, key in enumerate(TILE_KEYS):
+        tile = tiles[key]
+        if lots[tile.icon_lot].kind is None:
+            continue  # the icon is in view
+        built = {int(lot): lots[int(lot)].colour or "" for lot in TILE_LOT_IDS[t] if lots[int(lot)].kind is not None}
+        allowed = could_be_built_last(tile.colour, built)
+        if not allowed:
+            continue  # no legal order: an illegal board, or a misread piece; leave the search's answer
+        if len(allowed) == 1:
+            out[key] = TileReading(tile.colour, allowed[0], tile.colour_confidence,
+                                   max(tile.icon_confidence, ICON_BY_THE_RULES))
+        elif tile.icon_lot not in allowed:
+            out[key] = TileReading(tile.colour, allowed[0], tile.colour_confidence,
+                                   min(tile.icon_confidence, 1.0 / len(allowed)))
+    return out
 
 
 COVERED_BAR = 0.5  # the board network's belief in a hand over a lot above which the lot is not read

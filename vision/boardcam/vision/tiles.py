@@ -628,6 +628,28 @@ def _hidden_icons(piece: np.ndarray, icon_like: np.ndarray | None, ids: np.ndarr
     return built.any(1) & ~icon_looking & ~near_icons
 
 
+def could_be_built_last(tile_colour: str, built: dict[int, str]) -> list[int]:
+    """The built lots of one tile (lot -> structure colour) that the rules let be its last build, in lot order.
+
+    Why it matters: the icon lot, when built, was built last on its tile.
+    Rule 5 lets it be built only once every other lot of the tile that could
+    take a piece has one, and a lot that cannot take one never can again
+    (streets only shrink, supplies only shrink; docs/rules.md).  Rule 3 makes
+    the first two structures on a coloured tile its own colour, so a lot can
+    be the last only if two of the others are the tile's colour (or all of
+    them, when fewer than two).  A hidden icon is then often one lot for
+    certain: on a red tile holding two red pieces and a blue tower, it is
+    under the blue tower.  A black tile takes towers of any colour first,
+    so there every built lot may be the last.
+    """
+    lots = sorted(built)
+    if tile_colour == "black":
+        return lots
+    own = sum(colour == tile_colour for colour in built.values())
+    return [lot for lot in lots
+            if own - (built[lot] == tile_colour) >= min(2, len(built) - 1)]
+
+
 def read_tiles(
     lab: np.ndarray,
     tile_px: int,
