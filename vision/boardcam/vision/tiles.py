@@ -631,10 +631,11 @@ def _hidden_icons(piece: np.ndarray, icon_like: np.ndarray | None, ids: np.ndarr
 def could_be_built_last(tile_colour: str, built: dict[int, str]) -> list[int]:
     """The built lots of one tile (lot -> structure colour) that the rules let be its last build, in lot order.
 
-    Why it matters: the icon lot, when built, was built last on its tile.
-    Rule 5 lets it be built only once every other lot of the tile that could
-    take a piece has one, and a lot that cannot take one never can again
-    (streets only shrink, supplies only shrink; docs/rules.md).  Rule 3 makes
+    Why it matters: the icon lot, when built, was almost surely built last
+    on its tile.  Rule 5 lets it be built only once every other lot of the
+    tile that could take a piece has one, and a lot that cannot take one
+    cannot later either (streets only shrink, supplies only shrink; the rare
+    exception is rule 2's fallback opening for a dome later, docs/rules.md).  Rule 3 makes
     the first two structures on a coloured tile its own colour, so a lot can
     be the last only if two of the others are the tile's colour (or all of
     them, when fewer than two).  A hidden icon is then often one lot for
