@@ -341,3 +341,27 @@ def test_clearing_the_board_in_mid_game_ends_it_and_starts_setup(boards):
     out = referee.observe(seen(boards[0]))
     assert referee.phase is Phase.SETUP and out.screen.kind is ScreenKind.CONFIRM
     assert out.records[0]["type"] == "end" and out.records[0]["reason"] == "cleared"
+
+
+def test_a_piece_read_as_gone_needs_a_surer_reading_than_a_new_one(boards):
+    """Pieces never leave the board in play; a barely visible coin read as gone must not turn into a warning."""
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[:4]:
+        referee.observe(seen(doc))
+    assert referee.game.ply == 3
+    new_lot = next(lot for lot in boards[4]["structures"] if lot not in boards[3]["structures"])
+    old_lot = next(iter(boards[3]["structures"]))
+    doc = copy.deepcopy(boards[4])
+    del doc["structures"][old_lot]  # the old piece read as gone, fairly surely
+    for _ in range(2):
+        out = referee.observe(seen(doc, {old_lot: 0.86, new_lot: 0.97}))
+        assert out.light is Light.AMBER and referee.game.ply == 3
+    out = referee.observe(seen(doc, {old_lot: 0.86, new_lot: 0.97}))
+    assert out.light is Light.GREEN and referee.game.ply == 4  # the move is judged; the piece stays as it was
+    assert old_lot in referee.accepted.to_json()["structures"]
+    # read as gone surely, it is reported
+    gone = copy.deepcopy(boards[4])
+    del gone["structures"][old_lot]
+    for _ in range(3):
+        out = referee.observe(seen(gone, {old_lot: 0.99}))
+    assert out.light is Light.RED and any("removed" in p or "moved" in p for p in referee.verdict.problems)

@@ -104,6 +104,10 @@ class Verdict:
         return None
 
 
+#: an accepted structure read as gone counts only this surely (see Referee._bar)
+REMOVAL_CONFIDENCE = 0.95
+
+
 class Referee:
     def __init__(self, rules: str = "rulebook", *, min_confidence: float = 0.75, max_looks: int = 4,
                  confirm_reads: int = 2):
@@ -335,8 +339,22 @@ class Referee:
                     structures.pop(lot, None)
                 else:
                     structures[lot] = best[1]
-        unsure = [lot for lot in changed if self._best[lot][0] < self.min_confidence]
+        accepted = self.accepted.to_json()["structures"] if self.accepted is not None else {}
+        unsure = [lot for lot in changed if self._best[lot][0] < self._bar(lot in accepted, self._best[lot][1])]
         return Position.from_json(doc), unsure
+
+    def _bar(self, was_built: bool, now: Any) -> float:
+        """The confidence a changed lot's reading needs to count.
+
+        Pieces never leave an Alien City board in play, while the one piece
+        a camera can barely see (a black coin on a black tile, a flat coin of
+        the tile's own colour) is exactly one it may come to read as gone.
+        So an accepted structure read as gone needs ``REMOVAL_CONFIDENCE``;
+        below that it stays as it was while the move elsewhere is judged.
+        """
+        if was_built and now is None:
+            return max(self.min_confidence, REMOVAL_CONFIDENCE)
+        return self.min_confidence
 
     def _looking(self, unsure: list[str]) -> Outputs:
         base = self._turn_screen()
