@@ -93,6 +93,11 @@ def hue_distance(h1: np.ndarray | float, h2: float) -> np.ndarray:
     return d
 
 
+def guild_hue_weights(hue: np.ndarray, width_deg: float = 30.0) -> np.ndarray:
+    """(3, *hue.shape): how near each hue is to the red, blue and green guild hues (Gaussian, ``width_deg``)."""
+    return np.stack([np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / width_deg) ** 2) for g in ("red", "blue", "green")])
+
+
 def guild_hue_scores(hue: np.ndarray) -> dict[str, np.ndarray]:
     """Soft membership of hue angles in red / green / blue (sums to 1)."""
     raw = {name: np.exp(-0.5 * (hue_distance(hue, centre) / 35.0) ** 2) for name, centre in HUE_DEG.items()}

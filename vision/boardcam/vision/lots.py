@@ -36,7 +36,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from boardcam.vision.colour import HUE_DEG, hue_distance, learned_scores
+from boardcam.vision.colour import HUE_DEG, guild_hue_weights, hue_distance, learned_scores
 from boardcam.vision.geometry import WarpGeometry, project_height
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, Appearance
 from boardcam.vision.tiles import (
@@ -471,8 +471,7 @@ def piece_colour_scores(
     # each coloured pixel votes for the nearest guild hue: a majority, not a
     # mean, so a neighbour's leaning tower or a shadow cannot drag the hue
     hue = np.degrees(np.arctan2(pixels[..., 2], pixels[..., 1])) % 360.0
-    votes = np.stack([(wc * np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2)).sum(1)
-                      for g in ("red", "blue", "green")], axis=1)
+    votes = (wc[None] * guild_hue_weights(hue)).sum(2).T
     share = votes / np.maximum(votes.sum(1, keepdims=True), 1e-6)
     tower = np.zeros((n, 4))
     tower[:, :3] = np.exp(8.0 * share)

@@ -32,7 +32,7 @@ import scipy.fft
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
-from boardcam.vision.colour import HUE_DEG, hue_distance
+from boardcam.vision.colour import guild_hue_weights
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL, TILES_WIDE
 
 COLUMNS = "ABCDEFGH"
@@ -201,7 +201,7 @@ def colour_votes(lab: np.ndarray, tile_px: int) -> ColourVotes:
     chroma = np.hypot(a, b)
     hue = np.degrees(np.arctan2(b, a)) % 360.0
     vote_weight = np.clip(chroma - 8.0, 0.0, 40.0)
-    guild_weight = np.stack([np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2) for g in ("red", "blue", "green")])
+    guild_weight = guild_hue_weights(hue)
     votes = (vote_weight[None] * guild_weight).mean(axis=2).T
     mean = np.full(lots.shape[1], 1.0 / lots.shape[1], np.float32) @ lots  # (80, 3); .mean(1) is slow on a trailing axis of 3
     return ColourVotes(vote_weight, guild_weight, votes, np.median(lots[..., 0], axis=1), mean, lots)
@@ -293,10 +293,9 @@ def _icon_votes(pixels: np.ndarray, free: np.ndarray, calm_total: np.ndarray,
     card's (the lot's median), and its colour is their mean departure: a
     pale or dark ink shows only a few units of chroma, too little for the
     per-pixel votes, but its hue is still the guild's.  (Departing in
-    lightness would take a dark outline, which has no colour, for the
-    ink.)  Only lots believed free of
-    pieces speak, and only as far as the calm lots leave the tile
-    uncoloured, so a coloured print is never outvoted.
+    lightness would take a dark outline, which has no colour, for the ink.)
+    Only lots believed free of pieces speak, and only as far as the calm
+    lots leave the tile uncoloured, so a coloured print is never outvoted.
     """
     side = int(round(np.sqrt(pixels.shape[1])))
     inner = (ring_index(side, 1) == 0).ravel()  # the lot's inscribed disc: the gaps between tiles show the table
@@ -307,8 +306,7 @@ def _icon_votes(pixels: np.ndarray, free: np.ndarray, calm_total: np.ndarray,
     ink = np.take_along_axis(departure, top[..., None], axis=1).mean(1)  # (80, 2)
     chroma = np.hypot(ink[:, 0], ink[:, 1])
     hue = np.degrees(np.arctan2(ink[:, 1], ink[:, 0])) % 360.0
-    near = np.stack([np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / 30.0) ** 2) for g in ("red", "blue", "green")], 1)
-    lot_votes = ICON_CHROMA_VOTE * chroma[:, None] * near * (free[:, None] > 0.5)  # (80, 3)
+    lot_votes = ICON_CHROMA_VOTE * chroma[:, None] * guild_hue_weights(hue).T * (free[:, None] > 0.5)  # (80, 3)
     per_tile = lot_votes[TILE_LOT_IDS]  # (20, 4, 3)
     speaking = np.take_along_axis(per_tile, per_tile.sum(2).argmax(1)[:, None, None], axis=1)[:, 0]
     if icon_lots is not None:  # a neighbour's piece leaning in can be louder than the icon
@@ -635,10 +633,10 @@ def could_be_built_last(tile_colour: str, built: dict[int, str]) -> list[int]:
     on its tile.  Rule 5 lets it be built only once every other lot of the
     tile that could take a piece has one, and a lot that cannot take one
     cannot later either (streets only shrink, supplies only shrink; the rare
-    exception is rule 2's fallback opening for a dome later, docs/rules.md).  Rule 3 makes
-    the first two structures on a coloured tile its own colour, so a lot can
-    be the last only if two of the others are the tile's colour (or all of
-    them, when fewer than two).  A hidden icon is then often one lot for
+    exception is rule 2's fallback opening for a dome later, docs/rules.md).
+    Rule 3 makes the first two structures on a coloured tile its own colour,
+    so a lot can be the last only if two of the others are the tile's colour
+    (or all of them, when fewer than two).  A hidden icon is then often one lot for
     certain: on a red tile holding two red pieces and a blue tower, it is
     under the blue tower.  A black tile takes towers of any colour first,
     so there every built lot may be the last.
