@@ -20,6 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from boardcam.engine.aliencity import parse_lot
 from boardcam.vision.colour import board_gains, to_lab
 from boardcam.vision.geometry import BOARD_CORNERS_TILES, board_to_image, build_warp
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL, BoardPose, CameraIntrinsics, EmptyBoardReference
@@ -58,7 +59,7 @@ def _empty_lots_mask(structures: Mapping[str, Mapping[str, Any]]) -> np.ndarray:
     """uint8 mask of the warped board (row 10 up): 255 where no piece stands or leans."""
     free = np.ones((LOTS_TALL, LOTS_WIDE), bool)  # [row from the bottom, column]
     for name, structure in structures.items():
-        col, row = "ABCDEFGH".index(name[0]), int(name[1:]) - 1
+        row, col = divmod(parse_lot(name), LOTS_WIDE)
         if structure.get("kind") == "tower":
             free[max(row - 1, 0) : row + 2, max(col - 1, 0) : col + 2] = False
         else:

@@ -30,6 +30,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from boardcam.engine.aliencity import parse_lot
 from boardcam.vision import lot_net
 from boardcam.vision import lots as lots_stage
 from boardcam.vision.colour import board_gains, gains_matching, to_lab
@@ -67,7 +68,7 @@ def _lot_name(lot: int) -> str:
 
 
 def _lot_id(name: str) -> int:
-    return (int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])
+    return parse_lot(name)
 
 
 @dataclass(frozen=True)
