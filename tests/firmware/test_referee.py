@@ -158,13 +158,18 @@ def test_an_unsure_reading_looks_again_and_never_warns(game, boards):
     assert out.light is Light.RED
 
 
-def test_a_lot_that_stays_unsure_does_not_hold_up_the_move(boards):
+def _three_plies_in(boards):
+    """A referee that has judged three plies and looks twice at an unsure lot, and the lot of the fourth ply."""
     referee = Referee(max_looks=2, confirm_reads=1)
     for doc in boards[:4]:
         referee.observe(seen(doc))
     assert referee.game.ply == 3
+    return referee, next(lot for lot in boards[4]["structures"] if lot not in boards[3]["structures"])
+
+
+def test_a_lot_that_stays_unsure_does_not_hold_up_the_move(boards):
+    referee, new_lot = _three_plies_in(boards)
     # the next move is read confidently, but an empty lot elsewhere reads as an unsure dome
-    new_lot = next(lot for lot in boards[4]["structures"] if lot not in boards[3]["structures"])
     ghost = next(f"{c}{r}" for r in range(1, 11) for c in "ABCDEFGH"
                  if f"{c}{r}" not in boards[4]["structures"])
     doc = copy.deepcopy(boards[4])
@@ -345,11 +350,7 @@ def test_clearing_the_board_in_mid_game_ends_it_and_starts_setup(boards):
 
 def test_a_piece_read_as_gone_needs_a_surer_reading_than_a_new_one(boards):
     """Pieces never leave the board in play; a barely visible coin read as gone must not turn into a warning."""
-    referee = Referee(max_looks=2, confirm_reads=1)
-    for doc in boards[:4]:
-        referee.observe(seen(doc))
-    assert referee.game.ply == 3
-    new_lot = next(lot for lot in boards[4]["structures"] if lot not in boards[3]["structures"])
+    referee, new_lot = _three_plies_in(boards)
     old_lot = next(iter(boards[3]["structures"]))
     doc = copy.deepcopy(boards[4])
     del doc["structures"][old_lot]  # the old piece read as gone, fairly surely

@@ -339,8 +339,9 @@ class Referee:
                     structures.pop(lot, None)
                 else:
                     structures[lot] = best[1]
-        accepted = self.accepted.to_json()["structures"] if self.accepted is not None else {}
-        unsure = [lot for lot in changed if self._best[lot][0] < self._bar(lot in accepted, self._best[lot][1])]
+        built = self.accepted.structures if self.accepted is not None else {}
+        unsure = [lot for lot in changed
+                  if self._best[lot][0] < self._bar(parse_lot(lot) in built, self._best[lot][1])]
         return Position.from_json(doc), unsure
 
     def _bar(self, was_built: bool, now: Any) -> float:
