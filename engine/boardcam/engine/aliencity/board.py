@@ -25,7 +25,7 @@ def lot_name(lot: int) -> str:
 
 
 def parse_lot(name: str, field: str = "lot") -> int:
-    """``"E6"`` -> 45.  Case-insensitive, because people type ``e6``."""
+    """``"E6"`` -> 44.  Case-insensitive, because people type ``e6``."""
     if isinstance(name, str):
         lot = _LOT_BY_NAME.get(name.strip().upper())
         if lot is not None:
