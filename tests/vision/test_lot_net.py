@@ -137,3 +137,18 @@ def test_mirrored_views_are_the_network_on_mirrored_planes_mirrored_back():
         got = lot_net.read_lots(lab, _geometry(), expected, False, model, views=count)
         assert np.allclose(got, np.mean(views[:count], axis=0), atol=1e-5)
     assert not np.allclose(views[0], views[1], atol=1e-3)  # the views do differ: the average is not one of them
+
+
+def test_an_unsure_board_is_read_again_in_the_mirror_and_a_sure_one_is_not():
+    rng = np.random.default_rng(7)
+    lab = rng.normal(50, 10, (192, 160, 3)).astype(np.float32)
+    expected = rng.normal(50, 10, (80, 16, 16, 3)).astype(np.float32)
+    model = _random_model(8)
+    one = lot_net.read_lots(lab, _geometry(), expected, False, model)
+    two = lot_net.read_lots(lab, _geometry(), expected, False, model, views=2)
+    least_sure = float(one.max(axis=1).min())
+    unsure = lot_net.read_lots(lab, _geometry(), expected, False, model, unsure_below=least_sure + 1e-3)
+    sure = lot_net.read_lots(lab, _geometry(), expected, False, model, unsure_below=least_sure - 1e-3)
+    assert np.allclose(unsure, two, atol=1e-6)
+    assert np.allclose(sure, one, atol=1e-6)
+    assert not np.allclose(one, two, atol=1e-3)

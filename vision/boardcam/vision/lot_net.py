@@ -154,7 +154,7 @@ def _after_stem(x: np.ndarray, model: dict[str, Any]) -> np.ndarray:
 
 
 def read_lots(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool,
-              model: dict[str, Any], views: int = 1) -> np.ndarray:
+              model: dict[str, Any], views: int = 1, unsure_below: float = 0.0) -> np.ndarray:
     """``probabilities(net_input(...))`` without building the input planes: (80, OUTPUTS).
 
     The stem is linear in its input, so its weights take the planes'
@@ -165,6 +165,10 @@ def read_lots(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_ref
     ``views`` 2 or 4 also reads the board mirrored left-right (and
     top-bottom, and both), as the network was fitted to, and averages: each
     view's mistakes are partly its own, so the average makes fewer.
+    ``unsure_below``: after ``views`` views, one more is read when some lot's
+    likeliest answer is less probable than this.  Almost every mistake is
+    on such a board, and most boards have none, so the second look costs
+    little on average.
     """
     m = geometry.margin_px
     seen = np.asarray(lab_all, np.float32)
@@ -174,14 +178,26 @@ def read_lots(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_ref
     empty[m : h - m, m : w - m] = board_image(expected.astype(np.float32, copy=False))
     stem = _stem_parts(model)
     centre = tuple(round(float(c), 4) for c in geometry.camera_centre)
+    views = min(views, len(MIRRORS))
     total = np.zeros((LOTS_TALL * LOTS_WIDE, OUTPUTS), np.float32)
     for mirror in MIRRORS[:views]:
-        fixed = _fixed_stem(model, stem, h, w, m, geometry.tile_px, centre, with_reference, mirror)
-        x = _patches(_mirrored(seen, mirror)) @ stem["seen"] + _patches(_mirrored(empty, mirror)) @ stem["empty"]
-        x = x.reshape(fixed.shape) + fixed - base * stem["per_light"]
-        out = _softmax(_after_stem(x, model), model).reshape(LOTS_TALL, LOTS_WIDE, -1)
-        total += _mirrored(out[::-1], mirror)[::-1].reshape(LOTS_TALL * LOTS_WIDE, -1)
-    return total / np.float32(min(views, len(MIRRORS)))  # type: ignore[no-any-return]
+        total += _one_view(seen, empty, model, stem, geometry.tile_px, m, centre, base, with_reference, mirror)
+    if views < len(MIRRORS) and float((total / views).max(axis=1).min()) < unsure_below:
+        total += _one_view(seen, empty, model, stem, geometry.tile_px, m, centre, base, with_reference, MIRRORS[views])
+        views += 1
+    return total / np.float32(views)  # type: ignore[no-any-return]
+
+
+def _one_view(seen: np.ndarray, empty: np.ndarray, model: dict[str, Any], stem: dict[str, Any], tile_px: int,
+              margin: int, centre: tuple[float, ...], base: float, with_reference: bool,
+              mirror: tuple[bool, bool]) -> np.ndarray:
+    """The network's probabilities (80, OUTPUTS) from the board seen in one mirror, by lot id."""
+    h, w = seen.shape[:2]
+    fixed = _fixed_stem(model, stem, h, w, margin, tile_px, centre, with_reference, mirror)  # type: ignore[arg-type]
+    x = _patches(_mirrored(seen, mirror)) @ stem["seen"] + _patches(_mirrored(empty, mirror)) @ stem["empty"]
+    x = x.reshape(fixed.shape) + fixed - base * stem["per_light"]
+    out = _softmax(_after_stem(x, model), model).reshape(LOTS_TALL, LOTS_WIDE, -1)
+    return _mirrored(out[::-1], mirror)[::-1].reshape(LOTS_TALL * LOTS_WIDE, -1)
 
 
 #: (left-right, top-bottom) mirrors of the board, the plain view first
