@@ -27,6 +27,23 @@ def test_score_prints_the_documented_json(capsys):
     assert set(tower) == {"lot", "color", "customers", "customer_lots", "competition", "competitor_lots", "points"}
 
 
+def test_score_warns_about_a_board_no_legal_game_leaves_and_scores_it(tmp_path, capsys):
+    position = json.loads((EXAMPLES / "alien-city-final.json").read_text())
+    streets = [f"{c}{r}" for r in range(1, 11) for c in "ABCDEFGH" if f"{c}{r}" not in position["structures"]]
+    position["structures"][streets[0]] = {"kind": "dome", "color": "black"}
+    position["structures"].update({lot: {"kind": "tower", "color": "red", "cap": None} for lot in streets[1:7]})
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(position))
+    status, out, err = run(capsys, "score", path)
+    assert status == 0 and set(json.loads(out)) == {"white", "black", "winner"}
+    assert "boardcam: warning: no legal game leaves this board: " in err and "red towers; the game has 5" in err
+
+
+def test_a_final_board_of_a_legal_game_gets_no_such_warning(capsys):
+    status, _, err = run(capsys, "score", EXAMPLES / "alien-city-final.json")
+    assert status == 0 and "no legal game" not in err
+
+
 def test_score_text_table(capsys):
     status, out, _ = run(capsys, "score", EXAMPLES / "alien-city-final.json", "--text")
     assert status == 0 and "points" in out and ("wins" in out or "Tie" in out)

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from boardcam.engine.aliencity import parse_lot
-from boardcam.vision import lot_net
+from boardcam.vision import by_the_rules, lot_net
 from boardcam.vision import lots as lots_stage
 from boardcam.vision.colour import board_gains, gains_matching, to_lab
 from boardcam.vision.errors import BoardNotFoundError
@@ -527,6 +527,7 @@ def read_board(
     lots = decide_lots(analysis)
     if reference is None:
         tiles = _hidden_icons_by_the_rules(tiles, lots)
+        lots = _mended_by_the_rules(lots, analysis, tiles)
     t0 = time.perf_counter()
     occlusion = with_covered_lots(find_occlusion(lab_all, geometry.margin_px, LOT_PX, analysis.difference),
                                   analysis.covered_probs)
@@ -578,6 +579,25 @@ def read_board(
         tiles=tiles,
         lot_lab=lot_lab,
     )
+
+
+def _mended_by_the_rules(lots: dict[int, LotReading], analysis: LotAnalysis,
+                         tiles: dict[str, TileReading]) -> dict[int, LotReading]:
+    """The lots with the network's cheapest change of unsure lots that the rules allow (see by_the_rules).
+
+    The changed lots keep the probability the network gave their new
+    answer as confidence: the rules chose it, the frame did not show it surely.
+    """
+    if analysis.structure_probs is None:
+        return lots
+    change = by_the_rules.mend(analysis.structure_probs, tiles)
+    if not change:
+        return lots
+    out = dict(lots)
+    for lot, cls in change.items():
+        kind, colour, cap = lot_net.CLASSES[cls]
+        out[lot] = LotReading(kind, colour, cap, float(analysis.structure_probs[lot, cls]), {})
+    return out
 
 
 #: confidence of a hidden icon the rules put under the one lot that can have been its tile's last build

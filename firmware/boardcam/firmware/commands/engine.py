@@ -97,9 +97,13 @@ def _warn(warnings: list[str]) -> None:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from boardcam.engine.aliencity import score
+    from boardcam.engine.aliencity import impossibilities, score
 
-    result = score(_load_position(args), _rules(args))
+    position, rules = _load_position(args), _rules(args)
+    # scored all the same: players may have left a mistake on the table, and a reading may be wrong
+    _warn([f"no legal game leaves this board: {found.reason} ({found.rule})"
+           for found in impossibilities(position, rules)])
+    result = score(position, rules)
     if args.text:
         print(result.to_text())
     else:

@@ -1,0 +1,166 @@
+"""What no legal game can leave on the board: checks on a whole position, not on a move.
+
+Why: a camera that reads one frame has no history to judge moves by, but
+the rules still say what a board can look like after any legal game.  A
+reading that breaks one of these is wrong somewhere (or the players broke a
+rule earlier), and the vision uses that to reconsider its least sure lots.
+
+Each check holds for every position of every legal game (the property
+tests play thousands).  Rule 2's fallback lets a dome onto another guild's
+tile, but only once no lot of its own colour could take it, and that
+cannot change back: so such a dome is judged on the board without it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Container
+from dataclasses import dataclass
+
+from boardcam.engine.aliencity.board import LOT_COUNT, LOT_NAMES, NEIGHBOURS, TILE_LOTS
+from boardcam.engine.aliencity.game import CAPS_PER_PLAYER
+from boardcam.engine.aliencity.pieces import PLAYERS
+from boardcam.engine.aliencity.position import Position
+from boardcam.engine.aliencity.rules import FULL_SET, RULEBOOK, Analysis, Ruleset
+
+
+@dataclass(frozen=True)
+class Impossibility:
+    """One thing about a position that no legal game leads to, and the lots it concerns."""
+
+    rule: str  # "supply", "rule 2", "rule 3", "rule 4" or "rule 5"
+    lots: tuple[int, ...]
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"rule": self.rule, "lots": [LOT_NAMES[lot] for lot in self.lots], "reason": self.reason}
+
+
+def impossibilities(position: Position, rules: Ruleset = RULEBOOK) -> list[Impossibility]:
+    """Everything about ``position`` that no legal game can leave on the board (empty when it is reachable
+    as far as these checks see)."""
+    return [
+        *_beyond_the_set(position),
+        *_street_breaks(position),
+        *_domes_off_their_colour(position, rules),
+        *_rule3_shortfalls(position, rules),
+        *_icon_lots_built_early(position, rules),
+    ]
+
+
+def _beyond_the_set(position: Position) -> list[Impossibility]:
+    """More of a piece, or of a player's caps, than the game has."""
+    found: list[Impossibility] = []
+    on_board = Counter(structure.piece for structure in position.structures.values())
+    for piece, count in sorted(on_board.items()):
+        if count > FULL_SET[piece]:
+            lots = tuple(sorted(lot for lot, s in position.structures.items() if s.piece == piece))
+            found.append(Impossibility("supply", lots, f"{count} {piece.words}s; the game has {FULL_SET[piece]}"))
+    caps = Counter(s.cap for s in position.structures.values() if s.cap is not None)
+    for player in PLAYERS:
+        if caps[player] > CAPS_PER_PLAYER:
+            lots = tuple(sorted(lot for lot, s in position.structures.items() if s.cap == player))
+            found.append(Impossibility("supply", lots, f"{caps[player]} {player} caps; a player has {CAPS_PER_PLAYER}"))
+    return found
+
+
+def _street_breaks(position: Position) -> list[Impossibility]:
+    """Rule 4 after every build: one street network, and every structure on it."""
+    built = position.structures
+    found: list[Impossibility] = []
+    networks = _street_networks(built)
+    if len(networks) > 1:
+        largest = max(networks, key=len)
+        cut_off = set().union(*(n for n in networks if n is not largest))
+        edge = tuple(sorted({nb for lot in cut_off for nb in NEIGHBOURS[lot] if nb in built}))
+        found.append(Impossibility("rule 4", edge, f"the streets are split into {len(networks)} networks"))
+    for lot in sorted(built):
+        if all(nb in built for nb in NEIGHBOURS[lot]):
+            found.append(Impossibility("rule 4", (lot,), f"the structure on {LOT_NAMES[lot]} faces no street"))
+    return found
+
+
+def _street_networks(built: Container[int]) -> list[set[int]]:
+    """The connected groups of empty lots (orthogonal neighbours)."""
+    left = {lot for lot in range(LOT_COUNT) if lot not in built}
+    networks: list[set[int]] = []
+    while left:
+        start = left.pop()
+        network, stack = {start}, [start]
+        while stack:
+            for nb in NEIGHBOURS[stack.pop()]:
+                if nb in left:
+                    left.discard(nb)
+                    network.add(nb)
+                    stack.append(nb)
+        networks.append(network)
+    return networks
+
+
+def _domes_off_their_colour(position: Position, rules: Ruleset) -> list[Impossibility]:
+    """A dome on another guild's tile while a lot of its own colour could still take it (rule 2).
+
+    The fallback opens when no empty lot of the dome's colour passes rule 4,
+    and streets only shrink: a lot that passes now passed then.
+    """
+    found: list[Impossibility] = []
+    for lot, structure in sorted(position.structures.items()):
+        if structure.kind != "dome" or structure.color == position.tile_color(lot):
+            continue
+        before = dict(position.structures)
+        del before[lot]
+        open_lots = Analysis(Position(position.tiles, before), rules).color_open[structure.color]
+        if open_lots:
+            found.append(Impossibility("rule 2", (lot,),
+                                       f"a {structure.color} dome on {LOT_NAMES[lot]} while "
+                                       f"{LOT_NAMES[open_lots[0]]} could still take it"))
+    return found
+
+
+def _rule3_shortfalls(position: Position, rules: Ruleset) -> list[Impossibility]:
+    """A coloured tile whose first two structures cannot both have been its own colour.
+
+    Under abstract-play rules a dome placed through rule 2's fallback is
+    not bound by rule 3, so a tile holding a dome of another colour is not
+    judged there.
+    """
+    found: list[Impossibility] = []
+    for key, lots in TILE_LOTS.items():
+        colour = position.tiles[key].color
+        here = [lot for lot in lots if lot in position.structures]
+        if colour == "black" or not here:
+            continue
+        if not rules.fallback_dome_bound_by_rule3 and any(
+                position.structures[lot].kind == "dome" and position.structures[lot].color != colour for lot in here):
+            continue
+        own = sum(position.structures[lot].color == colour for lot in here)
+        if own < min(len(here), 2):
+            found.append(Impossibility("rule 3", tuple(here),
+                                       f"tile {LOT_NAMES[key]} is {colour} but holds {own} {colour} of {len(here)}"))
+    return found
+
+
+def _icon_lots_built_early(position: Position, rules: Ruleset) -> list[Impossibility]:
+    """A built icon lot whose tile still has a lot that could take a piece.
+
+    Rule 5 let the icon lot be built only when no other lot of the tile
+    could be; a lot that could not take a piece then cannot now (streets
+    and supplies only shrink).  So with the icon lot's structure taken
+    away, no empty lot of its tile may be buildable.
+    """
+    found: list[Impossibility] = []
+    for key, tile in position.tiles.items():
+        icon = tile.icon
+        if icon not in position.structures:
+            continue
+        empty = [lot for lot in TILE_LOTS[key] if lot not in position.structures]
+        if not empty:
+            continue
+        before = dict(position.structures)
+        del before[icon]
+        blockers = Analysis(Position(position.tiles, before), rules).icon_blockers.get(icon, ())
+        if blockers:
+            names = ", ".join(LOT_NAMES[lot] for lot in blockers)
+            found.append(Impossibility("rule 5", (icon, *blockers),
+                                       f"the icon lot {LOT_NAMES[icon]} is built while {names} could still be"))
+    return found

@@ -1,0 +1,78 @@
+"""What no legal game can leave on the board (engine/aliencity/reachable.py)."""
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from boardcam.engine.aliencity import (
+    ABSTRACT_PLAY,
+    RULEBOOK,
+    Game,
+    Position,
+    impossibilities,
+    random_game,
+)
+
+from .boards import layout, position, uniform
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from([RULEBOOK, ABSTRACT_PLAY]))
+def test_no_position_of_a_legal_game_is_called_impossible(seed, rules):
+    game = random_game(random.Random(seed), rules=rules)
+    replay = Game(game.position.tiles, rules)
+    for move in game.moves:
+        replay.push(move)
+        assert impossibilities(replay.position, rules) == []
+
+
+def _rules_broken(pos: Position) -> list[tuple[str, list[str]]]:
+    return [(found.rule, found.to_json()["lots"]) for found in impossibilities(pos)]
+
+
+def test_a_legal_looking_board_has_nothing_to_report():
+    tiles = uniform("R")
+    assert _rules_broken(position(tiles, "A1=red-dome B1=red-tower/white C4=red-dome")) == []
+
+
+def test_more_pieces_or_caps_than_the_game_has():
+    tiles = uniform("B")
+    spec = " ".join(f"{lot}=blue-tower" for lot in ("A1", "C1", "E1", "G1", "A5", "C5"))
+    assert _rules_broken(position(tiles, spec)) == [("supply", ["A1", "C1", "E1", "G1", "A5", "C5"])]
+    capped = " ".join(f"{lot}=blue-tower/white" for lot in ("A1", "C1", "E1", "G1"))
+    assert _rules_broken(position(tiles, capped)) == [("supply", ["A1", "C1", "E1", "G1"])]
+
+
+def test_split_streets_and_a_structure_facing_none():
+    tiles = uniform("K")
+    corner = position(tiles, "B1=black-dome A2=black-dome")  # A1 cut off from the other streets
+    assert _rules_broken(corner) == [("rule 4", ["B1", "A2"])]
+    walled = position(tiles, "A1=black-dome B1=black-dome A2=black-dome")
+    assert ("rule 4", ["A1"]) in _rules_broken(walled)
+
+
+def test_a_coloured_tile_whose_first_two_pieces_cannot_have_been_its_colour():
+    tiles = uniform("G")
+    assert _rules_broken(position(tiles, "A1=red-tower")) == [("rule 3", ["A1"])]
+    assert _rules_broken(position(tiles, "A1=red-tower B1=green-dome")) == [("rule 3", ["A1", "B1"])]
+    assert _rules_broken(position(tiles, "C3=red-tower D3=green-dome C4=green-dome")) == []
+    assert _rules_broken(position(layout(["KKKK"] * 5), "A1=red-tower")) == []  # black tiles take any tower
+
+
+def test_an_icon_lot_built_while_its_tile_could_still_take_a_piece():
+    tiles = layout(["RRRR"] * 5, icons={"C3": "D4"})
+    early = position(tiles, "D4=red-dome")
+    assert _rules_broken(early) == [("rule 5", ["D4", "C3", "D3", "C4"])]
+    # the tile's other lots built first: the icon lot may be built last
+    assert _rules_broken(position(tiles, "C3=red-dome D3=red-dome C4=red-tower D4=red-dome")) == []
+
+
+
+def test_a_dome_on_another_guilds_tile_while_its_own_guild_has_room():
+    tiles = layout(["RRRR", "RRRR", "RRRR", "RRRR", "BBBB"])  # the bottom row of tiles is blue
+    assert _rules_broken(position(tiles, "C3=blue-dome")) == [("rule 2", ["C3"]), ("rule 3", ["C3"])]
+    assert _rules_broken(position(tiles, "C3=red-dome D3=red-dome C4=blue-dome")) == [("rule 2", ["C4"])]
+    # with no blue lot anywhere, rule 2's fallback is open from the start
+    no_blue = uniform("R")
+    assert _rules_broken(position(no_blue, "C3=red-dome D3=red-dome C4=blue-dome")) == []

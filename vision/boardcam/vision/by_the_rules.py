@@ -1,0 +1,113 @@
+"""Reconsider the least sure lots of a reading that no legal game can have left on the board.
+
+Why: one frame has no history, but the rules still say what a board can
+look like (``engine.aliencity.impossibilities``: no more pieces than the
+game has, one street network that every structure faces, a coloured tile's
+first two structures its own colour, an icon lot built last).  A phantom
+tower on a street usually splits the network or walls a neighbour in; a
+missed coin next to a built icon lot leaves a lot that rule 5 says should
+have been built first.  When the network's likeliest answer breaks such a
+rule, the cheapest change of unsure lots near the breach that mends it is
+taken instead: the board as a whole is then the likeliest one the rules
+allow.
+
+Only unsure lots move (below ``UNSURE``), so a piece the camera sees
+clearly stays what it is even on a board the players got wrong.  The app,
+which judges moves against the setup reference and its history, does not
+use this: there an illegal board is what it must report.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from boardcam.engine.aliencity import (
+    NEIGHBOURS,
+    Impossibility,
+    Position,
+    Structure,
+    Tile,
+    impossibilities,
+    parse_lot,
+)
+from boardcam.vision import lot_net
+from boardcam.vision.tiles import TileReading
+
+#: a lot whose likeliest answer is less probable than this may be changed
+UNSURE = 0.9
+#: answers less probable than this are not tried
+ALTERNATIVE_FLOOR = 0.02
+#: a rule-5 breach is mended only on a tile whose icon lot was read at least this surely
+ICON_SURE = 0.9
+#: at most this many single changes are tried in pairs (the cheapest)
+PAIRED = 8
+
+
+def mend(joint: np.ndarray, tiles: dict[str, TileReading]) -> dict[int, int]:
+    """Lots to change (lot -> class index in ``lot_net.CLASSES``) so that the reading breaks no rule.
+
+    Empty when the likeliest reading breaks none, or when no change of one
+    or two unsure lots near the breach mends it (a misread tile, or a board
+    the players really got wrong).
+    """
+    tile_map = {parse_lot(key): Tile(reading.colour, reading.icon_lot) for key, reading in tiles.items()}
+    unsure_icons = {reading.icon_lot for reading in tiles.values() if reading.icon_confidence < ICON_SURE}
+    choice = joint.argmax(axis=1)
+    found = _breaches(_position(choice, tile_map), unsure_icons)
+    if not found:
+        return {}
+    near = {lot for breach in found for lot in breach.lots}
+    near |= {nb for lot in near for nb in NEIGHBOURS[lot]}
+    options = sorted(_alternatives(joint, choice, near))
+    for cost, lot, cls in options:
+        if _mended(choice, tile_map, unsure_icons, {lot: cls}):
+            return {lot: cls}
+    pairs = [(a[0] + b[0], {a[1]: a[2], b[1]: b[2]})
+             for a, b in itertools.combinations(options[:PAIRED], 2) if a[1] != b[1]]
+    for cost, change in sorted(pairs, key=lambda pair: pair[0]):
+        if _mended(choice, tile_map, unsure_icons, change):
+            return change
+    return {}
+
+
+def _alternatives(joint: np.ndarray, choice: np.ndarray, near: set[int]) -> list[tuple[float, int, int]]:
+    """(cost in log-probability, lot, class) of every other answer worth trying on the unsure lots near a breach."""
+    out = []
+    for lot in sorted(near):
+        top = float(joint[lot, choice[lot]])
+        if top >= UNSURE:
+            continue
+        for cls in np.flatnonzero(joint[lot] >= ALTERNATIVE_FLOOR):
+            if cls != choice[lot]:
+                out.append((math.log(top) - math.log(float(joint[lot, cls])), lot, int(cls)))
+    return out
+
+
+def _mended(choice: np.ndarray, tiles: dict[int, Tile], unsure_icons: set[int], change: dict[int, int]) -> bool:
+    changed = choice.copy()
+    for lot, cls in change.items():
+        changed[lot] = cls
+    return not _breaches(_position(changed, tiles), unsure_icons)
+
+
+def _breaches(position: Position, unsure_icons: set[int]) -> list[Impossibility]:
+    """The position's impossibilities, but for rule 5 on a tile whose icon lot was read unsurely.
+
+    A built icon lot next to a buildable one is then more likely a misread
+    icon (one in view taken for plain print, or a hidden one guessed) than a
+    misread piece.
+    """
+    return [found for found in impossibilities(position)
+            if not (found.rule == "rule 5" and found.lots[0] in unsure_icons)]
+
+
+def _position(classes: np.ndarray, tiles: dict[int, Tile]) -> Position:
+    structures = {}
+    for lot, cls in enumerate(classes):
+        kind, colour, cap = lot_net.CLASSES[int(cls)]
+        if kind is not None:
+            structures[lot] = Structure(kind, colour or "red", cap)
+    return Position(tiles, structures)
