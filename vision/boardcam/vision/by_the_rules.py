@@ -62,12 +62,12 @@ def mend(joint: np.ndarray, tiles: dict[str, TileReading]) -> dict[int, int]:
     near = {lot for breach in found for lot in breach.lots}
     near |= {nb for lot in near for nb in NEIGHBOURS[lot]}
     options = sorted(_alternatives(joint, choice, near))
-    for cost, lot, cls in options:
+    for _cost, lot, cls in options:
         if _mended(choice, tile_map, unsure_icons, {lot: cls}):
             return {lot: cls}
     pairs = [(a[0] + b[0], {a[1]: a[2], b[1]: b[2]})
              for a, b in itertools.combinations(options[:PAIRED], 2) if a[1] != b[1]]
-    for cost, change in sorted(pairs, key=lambda pair: pair[0]):
+    for _cost, change in sorted(pairs, key=lambda pair: pair[0]):
         if _mended(choice, tile_map, unsure_icons, change):
             return change
     return {}
