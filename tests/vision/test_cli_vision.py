@@ -51,3 +51,17 @@ def test_read_against_an_empty_frame(make_scene, tmp_path, capsys):
     cv2.imwrite(str(tmp_path / "small.png"), cv2.resize(empty.image, (320, 240)))
     assert main(["read", str(tmp_path / "full.png"), "--empty", str(tmp_path / "small.png")]) == 2
     assert capsys.readouterr().err.startswith("boardcam: error: --empty")
+
+
+def test_read_warns_about_a_board_no_legal_game_leaves(make_scene, tmp_path, capsys):
+    walled = {lot: {"kind": "tower", "color": "red"} for lot in ("A1", "B1", "A2")}  # A1 faces no street
+    frame = tmp_path / "walled.png"
+    cv2.imwrite(str(frame), make_scene(walled, edition="D", table="plain").image)
+    assert main(["read", str(frame)]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["structures"].keys() >= {"A1", "B1", "A2"}
+    assert "boardcam: warning: no legal game leaves this board: the structure on A1 faces no street" in captured.err
+    legal = tmp_path / "legal.png"
+    cv2.imwrite(str(legal), make_scene({"B1": {"kind": "dome", "color": "red"}}, edition="D", table="plain").image)
+    assert main(["read", str(legal)]) == 0
+    assert "no legal game" not in capsys.readouterr().err

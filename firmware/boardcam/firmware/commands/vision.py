@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from boardcam.engine.errors import InputError
@@ -88,9 +89,24 @@ def run_read(args: argparse.Namespace) -> int:
                                            structures=first.position_dict["structures"])
     reading = read_board(image, views=SEARCHED_VIEWS, **parts)  # one frame, no hurry: the thorough reading
     print(json.dumps(reading.to_json(), indent=2))
+    _warn_if_no_game_leaves(reading)
     if args.overlay:
         from boardcam.vision.overlay import draw_overlay
 
         if not cv2.imwrite(args.overlay, draw_overlay(image, reading, parts.get("intrinsics"))):
             raise InputError(f"--overlay: cannot write {args.overlay!r}")
     return 0
+
+
+def _warn_if_no_game_leaves(reading: Any) -> None:
+    """Say so when no legal game leaves the board read: a misread lot or tile, or a mistake on the table.
+
+    Either way worth a look before the reading is scored.  A frame with a
+    hand over the board is not judged: its covered lots are not read.
+    """
+    from boardcam.engine.aliencity import Position, impossibilities
+
+    if reading.occluded:
+        return
+    for found in impossibilities(Position.from_json(reading.position_dict)):
+        print(f"boardcam: warning: no legal game leaves this board: {found.reason} ({found.rule})", file=sys.stderr)
