@@ -2,8 +2,9 @@
 
 Why: one frame has no history, but the rules still say what a board can
 look like (``engine.aliencity.impossibilities``: no more pieces than the
-game has, one street network that every structure faces, a coloured tile's
-first two structures its own colour, an icon lot built last).  A phantom
+game has, one street network that every structure faces, a dome on another
+guild's tile only once its own had no room, a coloured tile's first two
+structures its own colour, an icon lot built last).  A phantom
 tower on a street usually splits the network or walls a neighbour in; a
 missed coin next to a built icon lot leaves a lot that rule 5 says should
 have been built first.  When the network's likeliest answer breaks such a
