@@ -442,9 +442,7 @@ def decide_lots(analysis: LotAnalysis) -> dict[int, LotReading]:
     out: dict[int, LotReading] = {}
     if analysis.structure_probs is not None:
         for lot, probs in enumerate(analysis.structure_probs):
-            k = int(probs.argmax())
-            kind, colour, cap = lot_net.CLASSES[k]
-            out[lot] = LotReading(kind, colour, cap, float(probs[k]), {})
+            out[lot] = _network_answer(probs, int(probs.argmax()))
         return out
     kinds, colours, caps = analysis.kind_probs, analysis.colour_probs, analysis.cap_probs
     for lot in range(80):
@@ -595,9 +593,14 @@ def _mended_by_the_rules(lots: dict[int, LotReading], analysis: LotAnalysis,
         return lots
     out = dict(lots)
     for lot, cls in change.items():
-        kind, colour, cap = lot_net.CLASSES[cls]
-        out[lot] = LotReading(kind, colour, cap, float(analysis.structure_probs[lot, cls]), {})
+        out[lot] = _network_answer(analysis.structure_probs[lot], cls)
     return out
+
+
+def _network_answer(probs: np.ndarray, cls: int) -> LotReading:
+    """The lot read as the network's class ``cls``, with the probability the network gave it as confidence."""
+    kind, colour, cap = lot_net.CLASSES[cls]
+    return LotReading(kind, colour, cap, float(probs[cls]), {})
 
 
 #: confidence of a hidden icon the rules put under the one lot that can have been its tile's last build

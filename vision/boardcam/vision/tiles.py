@@ -32,6 +32,7 @@ import scipy.fft
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
+from boardcam.engine.aliencity import first_builds_fit
 from boardcam.vision.colour import guild_hue_weights
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL, TILES_WIDE
 
@@ -636,17 +637,13 @@ def could_be_built_last(tile_colour: str, built: dict[int, str]) -> list[int]:
     exception is rule 2's fallback opening for a dome later, docs/rules.md).
     Rule 3 makes the first two structures on a coloured tile its own colour,
     so a lot can be the last only if two of the others are the tile's colour
-    (or all of them, when fewer than two).  A hidden icon is then often one lot for
+    (or all of them, when fewer than two: the engine's ``first_builds_fit``).  A hidden icon is then often one lot for
     certain: on a red tile holding two red pieces and a blue tower, it is
     under the blue tower.  A black tile takes towers of any colour first,
     so there every built lot may be the last.
     """
-    lots = sorted(built)
-    if tile_colour == "black":
-        return lots
-    own = sum(colour == tile_colour for colour in built.values())
-    return [lot for lot in lots
-            if own - (built[lot] == tile_colour) >= min(2, len(built) - 1)]
+    return [lot for lot in sorted(built)
+            if first_builds_fit(tile_colour, (colour for other, colour in built.items() if other != lot))]
 
 
 def read_tiles(

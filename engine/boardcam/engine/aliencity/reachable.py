@@ -14,7 +14,7 @@ cannot change back: so such a dome is judged on the board without it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Container
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 
 from boardcam.engine.aliencity.board import LOT_COUNT, LOT_NAMES, NEIGHBOURS, TILE_LOTS
@@ -107,14 +107,25 @@ def _domes_off_their_colour(position: Position, rules: Ruleset) -> list[Impossib
     for lot, structure in sorted(position.structures.items()):
         if structure.kind != "dome" or structure.color == position.tile_color(lot):
             continue
-        before = dict(position.structures)
-        del before[lot]
-        open_lots = Analysis(Position(position.tiles, before), rules).color_open[structure.color]
+        open_lots = _analysis_without(position, lot, rules).color_open[structure.color]
         if open_lots:
             found.append(Impossibility("rule 2", (lot,),
                                        f"a {structure.color} dome on {LOT_NAMES[lot]} while "
                                        f"{LOT_NAMES[open_lots[0]]} could still take it"))
     return found
+
+
+def first_builds_fit(tile_colour: str, colours: Iterable[str]) -> bool:
+    """Whether a tile can hold structures of these colours after legal builds (rule 3 on the whole tile).
+
+    A red, blue or green tile's first two structures are its own colour, so
+    it holds at least min(2, how many) of them whatever came later; a black
+    tile takes towers of any colour first.
+    """
+    held = list(colours)
+    if tile_colour == "black":
+        return True
+    return sum(colour == tile_colour for colour in held) >= min(len(held), 2)
 
 
 def _rule3_shortfalls(position: Position, rules: Ruleset) -> list[Impossibility]:
@@ -133,10 +144,10 @@ def _rule3_shortfalls(position: Position, rules: Ruleset) -> list[Impossibility]
         if not rules.fallback_dome_bound_by_rule3 and any(
                 position.structures[lot].kind == "dome" and position.structures[lot].color != colour for lot in here):
             continue
-        own = sum(position.structures[lot].color == colour for lot in here)
-        if own < min(len(here), 2):
-            found.append(Impossibility("rule 3", tuple(here),
-                                       f"tile {LOT_NAMES[key]} is {colour} but holds {own} {colour} of {len(here)}"))
+        held = [position.structures[lot].color for lot in here]
+        if not first_builds_fit(colour, held):
+            found.append(Impossibility("rule 3", tuple(here), f"tile {LOT_NAMES[key]} is {colour} but holds "
+                                       f"{held.count(colour)} {colour} of {len(here)}"))
     return found
 
 
@@ -156,11 +167,16 @@ def _icon_lots_built_early(position: Position, rules: Ruleset) -> list[Impossibi
         empty = [lot for lot in TILE_LOTS[key] if lot not in position.structures]
         if not empty:
             continue
-        before = dict(position.structures)
-        del before[icon]
-        blockers = Analysis(Position(position.tiles, before), rules).icon_blockers.get(icon, ())
+        blockers = _analysis_without(position, icon, rules).icon_blockers.get(icon, ())
         if blockers:
             names = ", ".join(LOT_NAMES[lot] for lot in blockers)
             found.append(Impossibility("rule 5", (icon, *blockers),
                                        f"the icon lot {LOT_NAMES[icon]} is built while {names} could still be"))
     return found
+
+
+def _analysis_without(position: Position, lot: int, rules: Ruleset) -> Analysis:
+    """The rules' view of the board as it was before ``lot`` was built (everything else as it is now)."""
+    before = dict(position.structures)
+    del before[lot]
+    return Analysis(Position(position.tiles, before), rules)

@@ -96,13 +96,19 @@ def _warn(warnings: list[str]) -> None:
         print(f"boardcam: warning: {warning}", file=sys.stderr)
 
 
+def warn_if_no_game_leaves(position: Any, rules: Any = None) -> None:
+    """One warning line for each thing about ``position`` that no legal game leaves on the board."""
+    from boardcam.engine.aliencity import RULEBOOK, impossibilities
+
+    _warn([f"no legal game leaves this board: {found.reason} ({found.rule})"
+           for found in impossibilities(position, rules or RULEBOOK)])
+
+
 def _score(args: argparse.Namespace) -> int:
-    from boardcam.engine.aliencity import impossibilities, score
+    from boardcam.engine.aliencity import score
 
     position, rules = _load_position(args), _rules(args)
-    # scored all the same: players may have left a mistake on the table, and a reading may be wrong
-    _warn([f"no legal game leaves this board: {found.reason} ({found.rule})"
-           for found in impossibilities(position, rules)])
+    warn_if_no_game_leaves(position, rules)  # scored all the same: a mistake on the table, or a misreading
     result = score(position, rules)
     if args.text:
         print(result.to_text())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from boardcam.engine.errors import InputError
@@ -104,9 +103,8 @@ def _warn_if_no_game_leaves(reading: Any) -> None:
     Either way worth a look before the reading is scored.  A frame with a
     hand over the board is not judged: its covered lots are not read.
     """
-    from boardcam.engine.aliencity import Position, impossibilities
+    from boardcam.engine.aliencity import Position
+    from boardcam.firmware.commands.engine import warn_if_no_game_leaves
 
-    if reading.occluded:
-        return
-    for found in impossibilities(Position.from_json(reading.position_dict)):
-        print(f"boardcam: warning: no legal game leaves this board: {found.reason} ({found.rule})", file=sys.stderr)
+    if not reading.occluded:
+        warn_if_no_game_leaves(Position.from_json(reading.position_dict))
