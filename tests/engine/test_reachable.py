@@ -7,10 +7,13 @@ from hypothesis import strategies as st
 
 from boardcam.engine.aliencity import (
     ABSTRACT_PLAY,
+    LOT_NAMES,
     RULEBOOK,
     Game,
     Position,
     impossibilities,
+    parse_lot,
+    possible_icon_lots,
     random_game,
 )
 
@@ -25,6 +28,8 @@ def test_no_position_of_a_legal_game_is_called_impossible(seed, rules):
     for move in game.moves:
         replay.push(move)
         assert impossibilities(replay.position, rules) == []
+        for key, tile in replay.position.tiles.items():
+            assert tile.icon in possible_icon_lots(replay.position, key, rules)
 
 
 def _rules_broken(pos: Position) -> list[tuple[str, list[str]]]:
@@ -76,3 +81,27 @@ def test_a_dome_on_another_guilds_tile_while_its_own_guild_has_room():
     # with no blue lot anywhere, rule 2's fallback is open from the start
     no_blue = uniform("R")
     assert _rules_broken(position(no_blue, "C3=red-dome D3=red-dome C4=blue-dome")) == []
+
+
+def _possible_icons(pos: Position, key: str) -> list[str]:
+    return [LOT_NAMES[lot] for lot in possible_icon_lots(pos, parse_lot(key))]
+
+
+def test_an_icon_under_a_piece_is_where_the_last_build_can_have_been():
+    tiles = uniform("R")
+    # rule 3: a red tile's first two pieces were red, so neither red one was built last
+    assert _possible_icons(position(tiles, "C3=red-dome D3=blue-tower C4=red-tower D4=green-tower"), "C3") == [
+        "D3", "D4"]
+    assert _possible_icons(position(tiles, "C3=red-dome D3=red-dome C4=red-tower D4=red-tower"), "C3") == [
+        "C3", "D3", "C4", "D4"]
+    # rule 5: while D4 could still take a piece, none of the others was the icon
+    assert _possible_icons(position(tiles, "C3=red-dome D3=red-dome C4=red-tower"), "C3") == ["D4"]
+    # A1 is walled in by B1 and A2: it could not take a piece, so B2 may have been built last; B1 or A2
+    # could not, as A1 faced a street before them
+    assert _possible_icons(position(tiles, "B1=red-dome A2=red-dome B2=red-tower"), "A1") == ["A1", "B2"]
+
+
+def test_a_black_tile_gives_no_colour_hint_for_its_hidden_icon():
+    tiles = uniform("K")
+    assert _possible_icons(position(tiles, "C3=red-tower D3=blue-tower C4=green-tower D4=red-tower"), "C3") == [
+        "C3", "D3", "C4", "D4"]

@@ -152,3 +152,8 @@ def test_an_unsure_board_is_read_again_in_the_mirror_and_a_sure_one_is_not():
     assert np.allclose(unsure, two, atol=1e-6)
     assert np.allclose(sure, one, atol=1e-6)
     assert not np.allclose(one, two, atol=1e-3)
+    # views read earlier are kept, not read again: only the missing ones are added
+    first = lot_net.read_views(lab, _geometry(), expected, False, model)
+    again = first.with_views(1, unsure_below=least_sure + 1e-3)
+    assert again.count == 2 and np.allclose(again.mean, two, atol=1e-6)
+    assert first.with_views(1, unsure_below=least_sure - 1e-3) is first

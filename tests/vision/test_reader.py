@@ -237,14 +237,22 @@ def test_a_hidden_icon_goes_where_the_rules_say_the_last_build_was():
     from boardcam.vision.lots import LotReading
 
     key = reader_module.TILE_KEYS[0]  # A1: lots A1, B1, A2, B2 = 0, 1, 8, 9
-    lots = {lot: LotReading(None, None, None, 0.99, {}) for lot in range(80)}
+    empty = LotReading(None, None, None, 0.99, {})
+    lots = {lot: empty for lot in range(80)}
     lots[0] = LotReading("dome", "red", None, 0.99, {})
     lots[1] = LotReading("tower", "red", None, 0.99, {})
     lots[8] = LotReading("tower", "blue", None, 0.99, {})
+    lots[9] = LotReading("tower", "green", None, 0.99, {})
     tiles = {k: reader_module.TileReading("green", 40, 0.99, 0.95) for k in reader_module.TILE_KEYS}
-    tiles[key] = reader_module.TileReading("red", 1, 0.99, 0.6)  # the search guessed the red tower
+    # the search guessed the red tower, then the green one; a red tile's first two builds were red
+    tiles[key] = reader_module.TileReading("red", 1, 0.99, 0.6, (1, 9, 8, 0))
     fixed = reader_module._hidden_icons_by_the_rules(tiles, lots)
-    assert fixed[key].icon_lot == 8 and fixed[key].icon_confidence == reader_module.ICON_BY_THE_RULES
+    assert fixed[key].icon_lot == 9 and fixed[key].icon_confidence == 0.5  # the blue tower may be last too
     assert all(fixed[k] == tiles[k] for k in tiles if k != key)  # icons in view are left alone
-    lots[8] = LotReading(None, None, None, 0.99, {})  # two red pieces: either may be the last
+    # with B2 free (and next to the streets), rule 5 says no piece here was built on the icon
+    lots[9] = empty
+    fixed = reader_module._hidden_icons_by_the_rules(tiles, lots)
+    assert fixed[key].icon_lot == 9 and fixed[key].icon_confidence == reader_module.ICON_BY_THE_RULES
+    # four red pieces: any may have been the last, so the search's guess stands
+    lots = {**lots, 8: lots[1], 9: lots[1]}
     assert reader_module._hidden_icons_by_the_rules(tiles, lots)[key] == tiles[key]

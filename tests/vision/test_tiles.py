@@ -13,7 +13,6 @@ from boardcam.vision.tiles import (
     radial_profiles,
     read_icon_lots,
     assignment,
-    could_be_built_last,
     five_of_each,
     icon_kinship,
     read_tile_colours,
@@ -249,7 +248,10 @@ def test_icon_is_the_consistent_odd_lot_not_a_piece():
     colours = {k: ("red", "blue", "green", "black")[i % 4] for i, k in enumerate(TILE_KEYS)}
     read = read_icon_lots(patches, colours, occupied)
     assert [read[k][0] for k in TILE_KEYS] == [int(v) for v in icons]
-    assert all(conf > 0.5 for _, conf in read.values())
+    assert all(conf > 0.5 for _, conf, _ranking in read.values())
+    # the ranking starts at the choice and lists the tile's lots once each
+    assert all(ranking[0] == lot and sorted(ranking) == sorted(int(v) for v in TILE_LOT_IDS[t])
+               for t, (lot, _, ranking) in enumerate(read[k] for k in TILE_KEYS))
 
 
 def test_an_icon_the_first_look_doubts_is_never_sure():
@@ -315,13 +317,3 @@ def test_tiles_of_a_generated_scene_with_pieces(make_scene):
         corners, position = truth_in_reader_convention(sc.truth)
         reading = read_board(sc.image, pose=BoardPose({k: tuple(v) for k, v in corners.items()}))
         assert reading.position_dict["tiles"] == position["tiles"], edition
-
-
-def test_the_lots_that_can_have_been_built_last_on_a_tile():
-    """The icon lot, if built, was its tile's last build; the first two builds are the tile's colour."""
-    assert could_be_built_last("red", {0: "red", 1: "red", 8: "blue"}) == [8]
-    assert could_be_built_last("red", {0: "red", 1: "red"}) == [0, 1]
-    assert could_be_built_last("red", {0: "red", 1: "green", 8: "red", 9: "blue"}) == [1, 9]
-    assert could_be_built_last("red", {0: "red", 1: "red", 8: "red", 9: "blue"}) == [0, 1, 8, 9]
-    assert could_be_built_last("black", {0: "red", 1: "blue", 8: "green"}) == [0, 1, 8]
-    assert could_be_built_last("red", {0: "blue", 1: "green"}) == []  # no legal order at all

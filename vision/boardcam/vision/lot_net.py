@@ -32,6 +32,8 @@ generated scenes whose seeds are disjoint from the benchmarks'.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -153,22 +155,59 @@ def _after_stem(x: np.ndarray, model: dict[str, Any]) -> np.ndarray:
     return np.ascontiguousarray(cells[::-1]).reshape(LOTS_TALL * LOTS_WIDE, -1)
 
 
+@dataclass(frozen=True)
+class Views:
+    """The network's probabilities (80, OUTPUTS) summed over the first ``count`` of MIRRORS, and what
+    reading another view of the same board needs."""
+
+    total: np.ndarray
+    count: int
+    read_view: Callable[[tuple[bool, bool]], np.ndarray] = field(repr=False, compare=False)
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.total / np.float32(self.count)  # type: ignore[no-any-return]
+
+    def unsure(self, below: float) -> bool:
+        """Whether some lot's likeliest answer is less probable than ``below`` and a view is left to read."""
+        return self.count < len(MIRRORS) and float(self.mean.max(axis=1).min()) < below
+
+    def with_views(self, views: int, unsure_below: float = 0.0) -> Views:
+        """These views and the next ones up to ``views``, and one more when then unsure (see read_views)."""
+        read = self
+        for mirror in MIRRORS[read.count : min(views, len(MIRRORS))]:
+            read = Views(read.total + read.read_view(mirror), read.count + 1, read.read_view)
+        if read.unsure(unsure_below):
+            read = Views(read.total + read.read_view(MIRRORS[read.count]), read.count + 1, read.read_view)
+        return read
+
+
 def read_lots(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool,
               model: dict[str, Any], views: int = 1, unsure_below: float = 0.0) -> np.ndarray:
     """``probabilities(net_input(...))`` without building the input planes: (80, OUTPUTS).
+
+    ``views`` 2 or 4 also reads the board mirrored left-right (and
+    top-bottom, and both), as the network was fitted to, and averages: each
+    view's mistakes are partly its own, so the average makes fewer.
+    ``unsure_below``: see :func:`read_views`.
+    """
+    return read_views(lab_all, geometry, expected, with_reference, model, views, unsure_below).mean
+
+
+def read_views(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool,
+               model: dict[str, Any], views: int = 1, unsure_below: float = 0.0) -> Views:
+    """The first ``views`` mirrored views of the board, read and summed.
 
     The stem is linear in its input, so its weights take the planes'
     scaling, the lightness offset becomes a bias, and the lean and
     reference-flag planes (fixed while the camera is) add a stem output
     cached per pose.  Interleaving nine planes costs more than the stem itself.
 
-    ``views`` 2 or 4 also reads the board mirrored left-right (and
-    top-bottom, and both), as the network was fitted to, and averages: each
-    view's mistakes are partly its own, so the average makes fewer.
     ``unsure_below``: after ``views`` views, one more is read when some lot's
     likeliest answer is less probable than this.  Almost every mistake is
-    on such a board, and most boards have none, so the second look costs
-    little on average.
+    on such a board, and most boards have none, so the extra view costs
+    little on average.  A caller that may still change ``expected`` can
+    read one view first and add more (``Views.with_views``) once it keeps it.
     """
     m = geometry.margin_px
     seen = np.asarray(lab_all, np.float32)
@@ -178,14 +217,12 @@ def read_lots(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_ref
     empty[m : h - m, m : w - m] = board_image(expected.astype(np.float32, copy=False))
     stem = _stem_parts(model)
     centre = tuple(round(float(c), 4) for c in geometry.camera_centre)
-    views = min(views, len(MIRRORS))
-    total = np.zeros((LOTS_TALL * LOTS_WIDE, OUTPUTS), np.float32)
-    for mirror in MIRRORS[:views]:
-        total += _one_view(seen, empty, model, stem, geometry.tile_px, m, centre, base, with_reference, mirror)
-    if views < len(MIRRORS) and float((total / views).max(axis=1).min()) < unsure_below:
-        total += _one_view(seen, empty, model, stem, geometry.tile_px, m, centre, base, with_reference, MIRRORS[views])
-        views += 1
-    return total / np.float32(views)  # type: ignore[no-any-return]
+
+    def one_view(mirror: tuple[bool, bool]) -> np.ndarray:
+        return _one_view(seen, empty, model, stem, geometry.tile_px, m, centre, base, with_reference, mirror)
+
+    none_yet = Views(np.zeros((LOTS_TALL * LOTS_WIDE, OUTPUTS), np.float32), 0, one_view)
+    return none_yet.with_views(views, unsure_below)
 
 
 def _one_view(seen: np.ndarray, empty: np.ndarray, model: dict[str, Any], stem: dict[str, Any], tile_px: int,

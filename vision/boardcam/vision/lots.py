@@ -36,6 +36,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from boardcam.engine.aliencity import Structure
 from boardcam.vision.colour import HUE_DEG, guild_hue_weights, hue_distance, learned_scores
 from boardcam.vision.geometry import WarpGeometry, project_height
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, Appearance
@@ -68,6 +69,12 @@ class LotReading:
     cap: str | None
     confidence: float
     features: dict[str, float]
+
+    def to_structure(self) -> Structure | None:
+        """The engine's structure for this answer (None: an empty lot)."""
+        if self.kind is None:
+            return None
+        return Structure(self.kind, self.colour or "red", self.cap if self.kind == "tower" else None)
 
     def to_structure_json(self) -> dict[str, str] | None:
         if self.kind is None:

@@ -24,13 +24,13 @@ reported so a slow Pi shows where the time goes.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
 import numpy as np
 
-from boardcam.engine.aliencity import parse_lot
+from boardcam.engine.aliencity import Position, Tile, parse_lot, possible_icon_lots
 from boardcam.vision import by_the_rules, lot_net
 from boardcam.vision import lots as lots_stage
 from boardcam.vision.colour import board_gains, gains_matching, to_lab
@@ -47,15 +47,16 @@ from boardcam.vision.tiles import (
     TILE_LOT_IDS,
     TILE_OF_LOT,
     ColourVotes,
+    IconChoice,
     TileReading,
     canonical,
     colour_votes,
-    could_be_built_last,
     icon_kinship,
     lot_grid,
     lot_name,
     read_icon_lots,
     read_tile_colours,
+    tile_reading,
 )
 
 LOT_PX = 16  # warped resolution per lot: ample for 18–25 mm pieces, small enough to be quick
@@ -94,8 +95,6 @@ class Reading:
     @property
     def position(self) -> Any:
         """The engine's Position."""
-        from boardcam.engine.aliencity import Position
-
         return Position.from_json(self.position_dict)
 
     def position_json(self) -> dict[str, Any]:
@@ -205,6 +204,7 @@ class LotAnalysis:
     expected: np.ndarray  # (80, s, s, 3) each lot's empty look, as seen (reference or templates)
     structure_probs: np.ndarray | None = None  # (80, len(lot_net.CLASSES)) when the board network read the lots
     covered_probs: np.ndarray | None = None  # (80,) the network's belief that a hand covers the lot
+    net_views: lot_net.Views | None = None  # the network's views of the board these came from
 
 
 def analyse(
@@ -254,8 +254,10 @@ def analyse(
         t1 = time.perf_counter()
         timing["tiles"] = (t1 - t0) * 1000
     if use_net:
+        unsure_below = SECOND_VIEW_BELOW if views == 1 else 0.0
+        # without a reference the empty looks may be read again (below): the extra view waits until they are kept
         analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, with_reference, appearance, lab,
-                                     views)
+                                     views, unsure_below if with_reference else 0.0)
         if not with_reference:
             second = _second_look(look, 1.0 - analysis.kind_probs[:, 0], tiles)
             if second is not None:
@@ -264,7 +266,10 @@ def analyse(
                 # network's pieces, and the lots against those
                 tiles, expected_seen = _tiles_from_frame(lab, seen, canon, *second, look.votes)
                 analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, False, appearance, lab,
-                                             views)
+                                             views, unsure_below)
+            elif analysis.net_views is not None and analysis.net_views.unsure(unsure_below):
+                analysis = _with_net_output(analysis.net_views.with_views(views, unsure_below), seen, expected_seen,
+                                            first, appearance, lab)
         timing["lots"] = (time.perf_counter() - t1) * 1000
         return tiles, analysis
     features = lots_stage.lot_features(seen, expected_seen, centre, lean)
@@ -370,7 +375,7 @@ def _tiles_from_frame(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, piec
     # guild median can itself look like a dome: the final templates leave
     # out the lots with pieces.
     plain = lots_stage.plain_templates(canon, lot_guild, piece)
-    tiles = {key: TileReading(colours[key][0], icons[key][0], colours[key][1], icons[key][1]) for key in TILE_KEYS}
+    tiles = {key: tile_reading(colours[key], icons[key]) for key in TILE_KEYS}
     icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
     expected = canonical(lots_stage.expected_from_frame(canon, lot_guild, icon_lots, piece, plain), inverse=True)
     return tiles, lots_stage.relight(expected, seen)
@@ -384,7 +389,7 @@ KIN_ICON_TRUSTED = 0.5
 
 def _colours_from_kin(lab: np.ndarray, canon: np.ndarray, piece: np.ndarray, icon_like: np.ndarray | None,
                       votes: ColourVotes, colours: dict[str, tuple[str, float]],
-                      icons: dict[str, tuple[int, float]]) -> tuple[dict[str, tuple[str, float]], dict[str, tuple[int, float]]]:
+                      icons: dict[str, IconChoice]) -> tuple[dict[str, tuple[str, float]], dict[str, IconChoice]]:
     """The tile colours read again knowing the icons (their ink, and each unsure tile's icon kin), and the
     icons again if a colour moved; as they are when no tile unsure of its colour has its icon in view."""
     icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
@@ -409,17 +414,24 @@ def _analyse_with_net(
     appearance: Appearance | None,
     lab_board: np.ndarray,
     views: int = 1,
+    unsure_below: float = 0.0,
 ) -> LotAnalysis:
-    """Every lot's structure from the board network (see lot_net), as a LotAnalysis.
+    """Every lot's structure from the board network (see lot_net.read_views), as a LotAnalysis."""
+    assert BOARD_NET is not None
+    read = lot_net.read_views(lab_all, geometry, expected, with_reference, BOARD_NET, views, unsure_below)
+    return _with_net_output(read, seen, expected, first, appearance, lab_board)
+
+
+def _with_net_output(read: lot_net.Views, seen: np.ndarray, expected: np.ndarray, first: np.ndarray,
+                     appearance: Appearance | None, lab_board: np.ndarray) -> LotAnalysis:
+    """The LotAnalysis of the network's views.
 
     The kind, colour and cap probabilities are the network's joint answer
     summed out, so whatever reads them sees one consistent story.  When
     calibration taught this set's colours, the colour of a piece comes from
     them instead (the network knows only the colours it was fitted on).
     """
-    assert BOARD_NET is not None
-    output = lot_net.read_lots(lab_all, geometry, expected, with_reference, BOARD_NET, views,
-                               SECOND_VIEW_BELOW if views == 1 else 0.0)
+    output = read.mean
     joint = lot_net.structures(output)
     if appearance is not None and any(k.startswith("structure:") for k in appearance.colours):
         dome_taught, tower_taught, _, _ = lots_stage.piece_colour_scores(seen, expected, _light_range(lab_board),
@@ -428,7 +440,7 @@ def _analyse_with_net(
     kind, dome, tower, cap = lot_net.marginals(joint)
     empty = np.zeros((80, 0), np.float32)
     return LotAnalysis(empty, first, kind, dome, tower, cap, lots_stage.difference(seen, expected), empty, empty,
-                       seen, expected, joint, output[:, lot_net.COVERED])
+                       seen, expected, joint, output[:, lot_net.COVERED], read)
 
 
 def _light_range(lab_board: np.ndarray) -> tuple[float, float]:
@@ -608,29 +620,34 @@ ICON_BY_THE_RULES = 0.8
 
 
 def _hidden_icons_by_the_rules(tiles: dict[str, TileReading], lots: dict[int, LotReading]) -> dict[str, TileReading]:
-    """Each tile whose icon lot was read as built, with the icon moved to a lot that can have been built last.
+    """Each tile whose icon lot was read as built, with the icon moved to a lot that can hold it.
 
     One frame cannot see an icon under a tower, but the rules narrow down
-    where it is (see :func:`tiles.could_be_built_last`).  When the search
-    under the pieces chose a lot that cannot have been built last, the icon
-    goes to the one that can (or the first of those, unsure); when exactly
-    one lot can, the answer is as sure as the board is legal.
+    where it is (``engine.aliencity.possible_icon_lots``: a built icon lot
+    was its tile's last build).  When the search under the pieces chose a
+    lot the rules rule out, the icon goes to the search's next likeliest
+    built lot they allow (or, with none, its likeliest free one); when
+    exactly one lot is left, the answer is as sure as the board is legal.
     """
+    position = Position({parse_lot(key): Tile(tile.colour, tile.icon_lot) for key, tile in tiles.items()},
+                        {lot: built for lot, reading in lots.items() if (built := reading.to_structure()) is not None})
     out = dict(tiles)
-    for t, key in enumerate(TILE_KEYS):
-        tile = tiles[key]
-        if lots[tile.icon_lot].kind is None:
+    for key, tile in tiles.items():
+        if tile.icon_lot not in position.structures:
             continue  # the icon is in view
-        built = {int(lot): lots[int(lot)].colour or "" for lot in TILE_LOT_IDS[t] if lots[int(lot)].kind is not None}
-        allowed = could_be_built_last(tile.colour, built)
-        if not allowed:
+        possible = possible_icon_lots(position, parse_lot(key))
+        hiding = [lot for lot in possible if lot in position.structures]
+        if not possible:
             continue  # no legal order: an illegal board, or a misread piece; leave the search's answer
-        if len(allowed) == 1:
-            out[key] = TileReading(tile.colour, allowed[0], tile.colour_confidence,
-                                   max(tile.icon_confidence, ICON_BY_THE_RULES))
-        elif tile.icon_lot not in allowed:
-            out[key] = TileReading(tile.colour, allowed[0], tile.colour_confidence,
-                                   min(tile.icon_confidence, 1.0 / len(allowed)))
+        candidates = hiding or possible
+        ranked = [lot for lot in tile.icon_order if lot in candidates] or candidates
+        if len(candidates) == 1:
+            confidence = ICON_BY_THE_RULES if ranked[0] != tile.icon_lot else max(tile.icon_confidence, ICON_BY_THE_RULES)
+        elif ranked[0] != tile.icon_lot:
+            confidence = min(tile.icon_confidence, 1.0 / len(ranked))
+        else:
+            continue
+        out[key] = replace(tile, icon_lot=ranked[0], icon_confidence=confidence)
     return out
 
 

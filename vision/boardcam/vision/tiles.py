@@ -32,7 +32,6 @@ import scipy.fft
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
-from boardcam.engine.aliencity import first_builds_fit
 from boardcam.vision.colour import guild_hue_weights
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL, TILES_WIDE
 
@@ -77,6 +76,9 @@ class TileReading:
     icon_lot: int  # lot id 0..79
     colour_confidence: float
     icon_confidence: float
+    #: the tile's lots from likeliest icon to least, as the search ranked them (empty: not ranked), so that
+    #: the rules can move a hidden icon to the next likeliest lot they allow
+    icon_order: tuple[int, ...] = ()
 
     @property
     def confidence(self) -> float:
@@ -516,13 +518,17 @@ def assignment(cost: np.ndarray) -> np.ndarray:
 _OTHERS = np.array([[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]])
 
 
+#: a tile's icon as the search reads it: the lot, a confidence, and the tile's lots from likeliest icon to least
+IconChoice = tuple[int, float, tuple[int, ...]]
+
+
 def read_icon_lots(
     patches: np.ndarray,
     colours: dict[str, str],
     occupied: np.ndarray | None = None,
     icon_like: np.ndarray | None = None,
-) -> dict[str, tuple[int, float]]:
-    """Icon lot per tile and a confidence in [0, 1].
+) -> dict[str, IconChoice]:
+    """Icon lot per tile, a confidence in [0, 1], and the tile's lots from likeliest icon to least.
 
     ``patches`` are canonical lots (80, s, s, 3); ``occupied`` (80 probabilities
     of a piece) keeps pieces from being taken for icons.  Per guild, each
@@ -538,7 +544,7 @@ def read_icon_lots(
     """
     occupied = np.zeros(80) if occupied is None else np.asarray(occupied, np.float64)
     profiles = radial_profiles(patches)
-    result: dict[str, tuple[int, float]] = {}
+    result: dict[str, IconChoice] = {}
     by_colour: dict[str, list[int]] = {}
     for t, key in enumerate(TILE_KEYS):
         by_colour.setdefault(colours[key], []).append(t)
@@ -567,6 +573,7 @@ def read_icon_lots(
             score = base - 0.5 * consistency
             choice = score.argmax(1)
         hidden = _hidden_icons(piece, icon_like, ids, pair, choice)
+        seen_score = score.copy()
         if hidden.any():
             score[hidden] = np.where(piece[hidden] > 0.5, score[hidden], -np.inf)
             choice = score.argmax(1)
@@ -578,7 +585,8 @@ def read_icon_lots(
                 conf *= 0.7
             if icon_like is not None:  # chosen for matching the guild more than for looking like an icon
                 conf = min(conf, ICON_LOOK_FLOOR + ICON_LOOK_WEIGHT * float(np.asarray(icon_like)[ids[i, choice[i]]]))
-            result[TILE_KEYS[t]] = (int(ids[i, choice[i]]), float(conf))
+            ranking = tuple(int(ids[i, j]) for j in np.lexsort((-seen_score[i], -score[i])))
+            result[TILE_KEYS[t]] = (int(ids[i, choice[i]]), float(conf), ranking)
     return result
 
 
@@ -591,7 +599,7 @@ ICON_LOOK_FLOOR, ICON_LOOK_WEIGHT = 0.6, 0.6
 #: a free lot less likely an icon than this to the first look may be plain print...
 HIDDEN_ICON_BELOW = 0.1
 #: ...if it is also this many times farther from the guild's icons than those icons are from each other
-HIDDEN_ICON_FARTHER = 2.0
+HIDDEN_ICON_FARTHER = 1.5
 
 
 def _hidden_icons(piece: np.ndarray, icon_like: np.ndarray | None, ids: np.ndarray, pair: np.ndarray,
@@ -627,25 +635,6 @@ def _hidden_icons(piece: np.ndarray, icon_like: np.ndarray | None, ids: np.ndarr
     return built.any(1) & ~icon_looking & ~near_icons
 
 
-def could_be_built_last(tile_colour: str, built: dict[int, str]) -> list[int]:
-    """The built lots of one tile (lot -> structure colour) that the rules let be its last build, in lot order.
-
-    Why it matters: the icon lot, when built, was almost surely built last
-    on its tile.  Rule 5 lets it be built only once every other lot of the
-    tile that could take a piece has one, and a lot that cannot take one
-    cannot later either (streets only shrink, supplies only shrink; the rare
-    exception is rule 2's fallback opening for a dome later, docs/rules.md).
-    Rule 3 makes the first two structures on a coloured tile its own colour,
-    so a lot can be the last only if two of the others are the tile's colour
-    (or all of them, when fewer than two: the engine's ``first_builds_fit``).  A hidden icon is then often one lot for
-    certain: on a red tile holding two red pieces and a blue tower, it is
-    under the blue tower.  A black tile takes towers of any colour first,
-    so there every built lot may be the last.
-    """
-    return [lot for lot in sorted(built)
-            if first_builds_fit(tile_colour, (colour for other, colour in built.items() if other != lot))]
-
-
 def read_tiles(
     lab: np.ndarray,
     tile_px: int,
@@ -657,4 +646,9 @@ def read_tiles(
     free = None if occupied is None else 1.0 - np.asarray(occupied)
     colours = read_tile_colours(lab, tile_px, free)
     icons = read_icon_lots(patches, {k: c for k, (c, _) in colours.items()}, occupied)
-    return {key: TileReading(colours[key][0], icons[key][0], colours[key][1], icons[key][1]) for key in TILE_KEYS}
+    return {key: tile_reading(colours[key], icons[key]) for key in TILE_KEYS}
+
+
+def tile_reading(colour: tuple[str, float], icon: IconChoice) -> TileReading:
+    """A tile from its colour (and confidence) and its icon (lot, confidence, ranking) as the stages give them."""
+    return TileReading(colour[0], icon[0], colour[1], icon[1], icon[2])

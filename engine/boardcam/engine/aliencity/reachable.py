@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from boardcam.engine.aliencity.board import LOT_COUNT, LOT_NAMES, NEIGHBOURS, TILE_LOTS
 from boardcam.engine.aliencity.game import CAPS_PER_PLAYER
-from boardcam.engine.aliencity.pieces import PLAYERS
+from boardcam.engine.aliencity.pieces import PLAYERS, Tile
 from boardcam.engine.aliencity.position import Position
 from boardcam.engine.aliencity.rules import FULL_SET, RULEBOOK, Analysis, Ruleset
 
@@ -173,6 +173,37 @@ def _icon_lots_built_early(position: Position, rules: Ruleset) -> list[Impossibi
             found.append(Impossibility("rule 5", (icon, *blockers),
                                        f"the icon lot {LOT_NAMES[icon]} is built while {names} could still be"))
     return found
+
+
+def possible_icon_lots(position: Position, key: int, rules: Ruleset = RULEBOOK) -> list[int]:
+    """The lots of tile ``key`` that can hold its icon, given everything else on the board, in lot order.
+
+    Why: a piece on the icon lot hides the icon from the camera, but the
+    rules still narrow down where it is.  An empty lot can always be the
+    icon.  A built lot can only if it can have been the tile's last build:
+    rule 3 then leaves the tile's other structures holding its colour first
+    (the check :func:`first_builds_fit`), and rule 5 leaves no empty lot of
+    the tile that could take a piece on the board without it.  The tile's
+    own ``icon`` is ignored.
+    """
+    lots = TILE_LOTS[key]
+    colour = position.tiles[key].color
+    built = [lot for lot in lots if lot in position.structures]
+    has_empty = len(built) < len(lots)
+    judged_by_rule3 = rules.fallback_dome_bound_by_rule3 or not any(
+        position.structures[lot].kind == "dome" and position.structures[lot].color != colour for lot in built)
+    possible = []
+    for lot in lots:
+        if lot in built:
+            others = (position.structures[other].color for other in built if other != lot)
+            if judged_by_rule3 and not first_builds_fit(colour, others):
+                continue
+            if has_empty:
+                moved = Position({**position.tiles, key: Tile(colour, lot)}, position.structures)
+                if _analysis_without(moved, lot, rules).icon_blockers.get(lot):
+                    continue
+        possible.append(lot)
+    return possible
 
 
 def _analysis_without(position: Position, lot: int, rules: Ruleset) -> Analysis:
