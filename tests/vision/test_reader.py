@@ -256,3 +256,30 @@ def test_a_hidden_icon_goes_where_the_rules_say_the_last_build_was():
     # four red pieces: any may have been the last, so the search's guess stands
     lots = {**lots, 8: lots[1], 9: lots[1]}
     assert reader_module._hidden_icons_by_the_rules(tiles, lots)[key] == tiles[key]
+
+
+def test_a_tile_unsure_of_its_colour_takes_the_guild_its_pieces_say():
+    from boardcam.vision.lots import LotReading
+    from boardcam.vision.tiles import GUILDS, TILE_LOT_IDS
+
+    def probs(colour, p):
+        return tuple(p if g == colour else (1.0 - p) / 3 for g in GUILDS)
+
+    tiles = {key: reader_module.TileReading(GUILDS[t % 4], int(TILE_LOT_IDS[t][3]), 0.97, 0.95, (),
+                                            probs(GUILDS[t % 4], 0.97))
+             for t, key in enumerate(reader_module.TILE_KEYS)}
+    first, second = reader_module.TILE_KEYS[0], reader_module.TILE_KEYS[1]
+    # a blue card read red, and a red one read blue: both unsure
+    tiles[first] = reader_module.TileReading("red", int(TILE_LOT_IDS[0][3]), 0.55, 0.95, (),
+                                             (0.55, 0.43, 0.01, 0.01))
+    tiles[second] = reader_module.TileReading("blue", int(TILE_LOT_IDS[1][3]), 0.5, 0.95, (),
+                                              (0.45, 0.5, 0.04, 0.01))
+    lots = {lot: LotReading(None, None, None, 0.99, {}) for lot in range(80)}
+    for lot in TILE_LOT_IDS[0][:2]:  # two blue domes: a red tile's first two builds are red
+        lots[int(lot)] = LotReading("dome", "blue", None, 0.99, {})
+    fixed = reader_module._tile_colours_by_the_rules(tiles, lots)
+    assert fixed[first].colour == "blue" and fixed[second].colour == "red"  # five of each: the swap undone
+    assert all(fixed[k] == tiles[k] for k in reader_module.TILE_KEYS[2:])
+    # read surely, the colour stands: a misread piece is the likelier story
+    sure = {**tiles, first: dataclasses.replace(tiles[first], colour_confidence=0.995)}
+    assert reader_module._tile_colours_by_the_rules(sure, lots) == sure

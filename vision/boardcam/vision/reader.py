@@ -30,7 +30,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from boardcam.engine.aliencity import Position, Tile, parse_lot, possible_icon_lots
+from boardcam.engine.aliencity import TILE_OF, Position, Tile, impossibilities, parse_lot, possible_icon_lots
 from boardcam.vision import by_the_rules, lot_net
 from boardcam.vision import lots as lots_stage
 from boardcam.vision.colour import board_gains, gains_matching, to_lab
@@ -51,11 +51,13 @@ from boardcam.vision.tiles import (
     TileReading,
     canonical,
     colour_votes,
+    colours_from_probabilities,
     icon_kinship,
     lot_grid,
     lot_name,
     read_icon_lots,
     read_tile_colours,
+    tile_colour_probabilities,
     tile_reading,
 )
 
@@ -367,15 +369,16 @@ def _tiles_from_frame(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, piec
     """Tiles and every lot's empty look, read from the frame itself given where the pieces are."""
     # with the pieces known, the free icon lots can name the guild of a tile
     # printed in colour only there
-    colours = read_tile_colours(lab, TILE_PX, 1.0 - piece, votes)
+    probs = tile_colour_probabilities(lab, TILE_PX, 1.0 - piece, votes)
+    colours = colours_from_probabilities(probs)
     icons = read_icon_lots(canon, {k: c for k, (c, _) in colours.items()}, piece, icon_like)
-    colours, icons = _colours_from_kin(lab, canon, piece, icon_like, votes, colours, icons)
+    probs, colours, icons = _colours_from_kin(lab, canon, piece, icon_like, votes, probs, colours, icons)
     lot_guild = _guild_of_lots(colours)
     # A late game puts a dome of the tile's own colour on most lots, so the
     # guild median can itself look like a dome: the final templates leave
     # out the lots with pieces.
     plain = lots_stage.plain_templates(canon, lot_guild, piece)
-    tiles = {key: tile_reading(colours[key], icons[key]) for key in TILE_KEYS}
+    tiles = {key: tile_reading(colours[key], icons[key], probs[t]) for t, key in enumerate(TILE_KEYS)}
     icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
     expected = canonical(lots_stage.expected_from_frame(canon, lot_guild, icon_lots, piece, plain), inverse=True)
     return tiles, lots_stage.relight(expected, seen)
@@ -387,21 +390,24 @@ KIN_WANTED = 0.9
 KIN_ICON_TRUSTED = 0.5
 
 
-def _colours_from_kin(lab: np.ndarray, canon: np.ndarray, piece: np.ndarray, icon_like: np.ndarray | None,
-                      votes: ColourVotes, colours: dict[str, tuple[str, float]],
-                      icons: dict[str, IconChoice]) -> tuple[dict[str, tuple[str, float]], dict[str, IconChoice]]:
-    """The tile colours read again knowing the icons (their ink, and each unsure tile's icon kin), and the
-    icons again if a colour moved; as they are when no tile unsure of its colour has its icon in view."""
+def _colours_from_kin(
+    lab: np.ndarray, canon: np.ndarray, piece: np.ndarray, icon_like: np.ndarray | None, votes: ColourVotes,
+    probs: np.ndarray, colours: dict[str, tuple[str, float]], icons: dict[str, IconChoice],
+) -> tuple[np.ndarray, dict[str, tuple[str, float]], dict[str, IconChoice]]:
+    """The tile colours (probabilities and choice) read again knowing the icons (their ink, and each unsure
+    tile's icon kin), and the icons again if a colour moved; as they are when no tile unsure of its colour
+    has its icon in view."""
     icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
     trusted = (piece[icon_lots] < 0.5) & (np.array([icons[k][1] for k in TILE_KEYS]) >= KIN_ICON_TRUSTED)
     unsure = np.array([colours[k][1] < KIN_WANTED for k in TILE_KEYS])
     if not (unsure & trusted).any():
-        return colours, icons
+        return probs, colours, icons
     kin = icon_kinship(canon, icon_lots, trusted)
-    again = read_tile_colours(lab, TILE_PX, 1.0 - piece, votes, kin, icon_lots)
+    probs = tile_colour_probabilities(lab, TILE_PX, 1.0 - piece, votes, kin, icon_lots)
+    again = colours_from_probabilities(probs)
     if all(again[k][0] == colours[k][0] for k in TILE_KEYS):
-        return again, icons
-    return again, read_icon_lots(canon, {k: c for k, (c, _) in again.items()}, piece, icon_like)
+        return probs, again, icons
+    return probs, again, read_icon_lots(canon, {k: c for k, (c, _) in again.items()}, piece, icon_like)
 
 
 def _analyse_with_net(
@@ -536,6 +542,7 @@ def read_board(
     tiles, analysis = analyse(lab_all, geometry, appearance, reference, timing, views=views)
     lots = decide_lots(analysis)
     if reference is None:
+        tiles = _tile_colours_by_the_rules(tiles, lots)
         tiles = _hidden_icons_by_the_rules(tiles, lots)
         lots = _mended_by_the_rules(lots, analysis, tiles)
     t0 = time.perf_counter()
@@ -615,6 +622,61 @@ def _network_answer(probs: np.ndarray, cls: int) -> LotReading:
     return LotReading(kind, colour, cap, float(probs[cls]), {})
 
 
+def _engine_position(tiles: dict[str, TileReading], lots: dict[int, LotReading]) -> Position:
+    return Position({parse_lot(key): Tile(tile.colour, tile.icon_lot) for key, tile in tiles.items()},
+                    {lot: built for lot, reading in lots.items() if (built := reading.to_structure()) is not None})
+
+
+#: a tile colour read less surely than this gives way to the pieces on the tile (see _tile_colours_by_the_rules)
+COLOUR_UNSURE = 0.99
+#: how much less likely a guild becomes when no legal game puts the tile's pieces on a tile of it
+RULED_OUT = 1e-4
+
+
+def _tile_colours_by_the_rules(tiles: dict[str, TileReading], lots: dict[int, LotReading]) -> dict[str, TileReading]:
+    """The tile colours again, when the pieces on an unsurely read tile say no legal game put them there.
+
+    Why: on a neutral card whose only colour is a faint icon, the pieces
+    speak louder than the print.  Rule 3 makes a coloured tile's first two
+    structures its own colour and rule 2 keeps a dome on its own guild's
+    tiles while they have room (``engine.aliencity.impossibilities``), so a
+    "red" tile holding two blue domes is a misread blue one.  The guilds
+    that breach those rules on such a tile become all but impossible, and
+    the tiles are named again from their probabilities, five of each, so the
+    tile it swapped with moves back too.  A sure colour stays: there a
+    misread piece is the likelier story, which the rules mend of the lots
+    takes up.
+    """
+    if any(not tile.colour_probs for tile in tiles.values()):
+        return tiles
+    position = _engine_position(tiles, lots)
+    unsure = [t for t, key in enumerate(TILE_KEYS) if tiles[key].colour_confidence < COLOUR_UNSURE
+              and any(lot in position.structures for lot in TILE_LOT_IDS[t])]
+    breaching = _tiles_breaking_rules_2_3(position) if unsure else set()
+    doubted = [t for t in unsure if parse_lot(TILE_KEYS[t]) in breaching]
+    if not doubted:
+        return tiles
+    probs = np.array([tiles[key].colour_probs for key in TILE_KEYS])
+    for t in doubted:
+        key = parse_lot(TILE_KEYS[t])
+        icon = position.tiles[key].icon
+        fits = np.array([key not in _tiles_breaking_rules_2_3(Position({**position.tiles, key: Tile(guild, icon)},
+                                                                       position.structures)) for guild in GUILDS])
+        if fits.any():
+            probs[t] = np.where(fits, probs[t], RULED_OUT * probs[t])
+            probs[t] /= probs[t].sum()
+    colours = colours_from_probabilities(probs)
+    return {key: replace(tiles[key], colour=colours[key][0], colour_confidence=colours[key][1],
+                         colour_probs=tuple(float(p) for p in probs[t]))
+            if colours[key][0] != tiles[key].colour else tiles[key] for t, key in enumerate(TILE_KEYS)}
+
+
+def _tiles_breaking_rules_2_3(position: Position) -> set[int]:
+    """The tiles (engine keys) whose pieces break rule 2 or rule 3 for their colour."""
+    return {TILE_OF[lot] for found in impossibilities(position) if found.rule in ("rule 2", "rule 3")
+            for lot in found.lots}
+
+
 #: confidence of a hidden icon the rules put under the one lot that can have been its tile's last build
 ICON_BY_THE_RULES = 0.8
 
@@ -629,8 +691,7 @@ def _hidden_icons_by_the_rules(tiles: dict[str, TileReading], lots: dict[int, Lo
     built lot they allow (or, with none, its likeliest free one); when
     exactly one lot is left, the answer is as sure as the board is legal.
     """
-    position = Position({parse_lot(key): Tile(tile.colour, tile.icon_lot) for key, tile in tiles.items()},
-                        {lot: built for lot, reading in lots.items() if (built := reading.to_structure()) is not None})
+    position = _engine_position(tiles, lots)
     out = dict(tiles)
     for key, tile in tiles.items():
         if tile.icon_lot not in position.structures:

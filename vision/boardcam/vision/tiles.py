@@ -79,6 +79,9 @@ class TileReading:
     #: the tile's lots from likeliest icon to least, as the search ranked them (empty: not ranked), so that
     #: the rules can move a hidden icon to the next likeliest lot they allow
     icon_order: tuple[int, ...] = ()
+    #: the probability of each guild (GUILDS order) from the tile's look (empty: not known), so that the
+    #: rules can move a tile whose pieces it cannot hold to the likeliest guild that can
+    colour_probs: tuple[float, ...] = ()
 
     @property
     def confidence(self) -> float:
@@ -377,12 +380,24 @@ def read_tile_colours(
     print; a tile unsure of its colour takes its kin's evidence as its own.
     ``icon_lots`` (20 lot ids), once known: where a neutral card's colour is.
     """
+    return colours_from_probabilities(tile_colour_probabilities(lab, tile_px, piece_free, votes, kin, icon_lots))
+
+
+def tile_colour_probabilities(
+    lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None, votes: ColourVotes | None = None,
+    kin: np.ndarray | None = None, icon_lots: np.ndarray | None = None,
+) -> np.ndarray:
+    """Every tile's probability of each guild (20, 4) from its own look (see :func:`read_tile_colours`)."""
     votes = colour_votes(lab, tile_px) if votes is None else votes
     scores = tile_colour_scores(lab, tile_px, piece_free, votes, icon_lots)
     scores = refine_with_prototypes(tile_features(lab, tile_px, votes), scores)
     if kin is not None:
         scores = _with_kin(scores, kin)
-    probs = _softmax(scores)
+    return _softmax(scores)
+
+
+def colours_from_probabilities(probs: np.ndarray) -> dict[str, tuple[str, float]]:
+    """Guild colour and confidence of every tile from their probabilities, five of each when plausible."""
     guilds, moved_confidence = five_of_each(probs)
     out = {}
     for t, key in enumerate(TILE_KEYS):
@@ -649,6 +664,7 @@ def read_tiles(
     return {key: tile_reading(colours[key], icons[key]) for key in TILE_KEYS}
 
 
-def tile_reading(colour: tuple[str, float], icon: IconChoice) -> TileReading:
+def tile_reading(colour: tuple[str, float], icon: IconChoice, colour_probs: np.ndarray | None = None) -> TileReading:
     """A tile from its colour (and confidence) and its icon (lot, confidence, ranking) as the stages give them."""
-    return TileReading(colour[0], icon[0], colour[1], icon[1], icon[2])
+    probs = () if colour_probs is None else tuple(float(p) for p in colour_probs)
+    return TileReading(colour[0], icon[0], colour[1], icon[1], icon[2], probs)
