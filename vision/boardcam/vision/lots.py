@@ -50,7 +50,6 @@ from boardcam.vision.tiles import (
     centre_offsets,
     lot_grid,
     mean_weights,
-    turned_pixels,
 )
 
 TOWER_BASE_MM = 25.0
@@ -141,11 +140,11 @@ def plain_templates(canon: np.ndarray, lot_guild: np.ndarray, piece: np.ndarray 
 
 
 def pixel_median(stack: np.ndarray) -> np.ndarray:
-    """Per-pixel median over the first axis of a stack of images (np.median's, two to three times as fast).
+    """Per-pixel median over the first axis of a stack of images (np.median's, about 1.4 times as fast).
 
     Why: the templates take a median over 10 to 20 lots per guild twice a
-    frame; sorting the few values of every pixel along the first axis at
-    once spares np.median's strided copy and its per-pixel partitions.
+    frame; one sort of every pixel's few values along the first axis beats
+    np.median's per-pixel partitions (50 against 69 µs for 15 lots of 16×16).
     """
     n = len(stack)
     values = np.sort(stack.reshape(n, -1), axis=0)
@@ -172,19 +171,17 @@ def expected_from_frame(
         return out
     piece = np.zeros(80) if piece is None else piece
     icon_lots = np.asarray(icon_lots)
-    s = canon.shape[1]
-    quarter_turns = np.stack([turned_pixels(s, k) for k in range(4)])  # (4, s*s): np.rot90 by 0..3
     for g in range(4):
         icons = icon_lots[lot_guild[icon_lots] == g]
         if len(icons) == 0:
             continue
         patches = canon[icons]
-        turns = patches.reshape(len(icons), s * s, -1)[:, quarter_turns].reshape(len(icons), 4, s, s, -1)
+        turns = np.stack([np.rot90(patches, k, axes=(1, 2)) for k in range(4)], axis=1)  # (n, 4, s, s, 3)
         ref = patches[int(np.argmin(piece[icons]))]
         best = np.abs(turns - ref[None, None]).mean(axis=(2, 3, 4)).argmin(1)
         aligned = turns[np.arange(len(icons)), best]
         template = pixel_median(aligned) if len(icons) >= 3 else aligned[0]
-        template_turns = template.reshape(s * s, -1)[quarter_turns].reshape(4, s, s, -1)
+        template_turns = np.stack([np.rot90(template, k) for k in range(4)])  # (4, s, s, 3)
         fit = np.abs(template_turns[None] - patches[:, None]).mean(axis=(2, 3, 4)).argmin(1)
         out[icons] = template_turns[fit]
     return out

@@ -113,24 +113,10 @@ def canonical(lots: np.ndarray, inverse: bool = False) -> np.ndarray:
     two sides, streets on the other two), so canonical lots of one guild can
     be compared and averaged pixel by pixel.
     """
-    n, s = lots.shape[:2]
-    flat = lots.reshape(n, s * s, -1)
-    return flat[np.arange(n)[:, None], _canonical_pixels(s, inverse)].reshape(lots.shape)  # type: ignore[no-any-return]
-
-
-@lru_cache(maxsize=8)
-def _canonical_pixels(s: int, inverse: bool) -> np.ndarray:
-    """(80, s*s) where each pixel of every lot's canonical turn comes from (one gather beats 4 rot90 copies)."""
-    out = np.empty((LOTS_TALL * LOTS_WIDE, s * s), np.intp)
+    out = np.empty_like(lots)
     for k, ids in QUADRANT_GROUPS.items():
-        out[ids] = turned_pixels(s, -k if inverse else k)
+        out[ids] = np.rot90(lots[ids], -k if inverse else k, axes=(1, 2))
     return out
-
-
-@lru_cache(maxsize=32)
-def turned_pixels(s: int, k: int) -> np.ndarray:
-    """Flat pixel indices of an s×s image turned by ``np.rot90(image, k)``: image.reshape(s*s, ...)[index]."""
-    return np.rot90(np.arange(s * s).reshape(s, s), k).ravel()
 
 
 def lot_patches(lab: np.ndarray, tile_px: int) -> np.ndarray:
