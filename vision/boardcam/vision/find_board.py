@@ -30,6 +30,8 @@ a blob of "not table" does not.  The stages:
    Three passes, coarse to fine.  After the first, :func:`best_window`
    re-places the 4×5 window on the found lattice if the outline was a tile
    short on one side (a hand over a row, black tiles on a dark table).
+   Of the outline's grid and the passes', the one whose seams stand out
+   most is kept: on some art a finer pass is dragged off by print near a seam.
 6. *Tiles* (:func:`refine_tiles`): each tile's own four sides, measured on
    three stripes per side near the grid line (tiles lie shifted by a
    millimetre or two and twisted a degree).  The array's corners are the
@@ -1116,14 +1118,46 @@ def outline_candidates(
     yield from good[: MAX_OUTLINE_TRIES - 1]
 
 
+#: another grid replaces the finest pass's only when one of its corners lies this many lots away (a pass
+#: dragged off); nearer, the finest pass is the more exact, whatever the seam contrast at 24 px per tile says
+DRAGGED_LOTS = 0.3
+
+
+def _corner_gap_lots(a: tuple[float, np.ndarray, int, int], b: tuple[float, np.ndarray, int, int]) -> float:
+    """The largest distance, in lots, from a corner of grid ``b`` to the nearest corner of grid ``a``."""
+    def corners(entry: tuple[float, np.ndarray, int, int]) -> np.ndarray:
+        _, h, nx, ny = entry
+        return apply_h(h, np.array([[0, 0], [nx, 0], [nx, ny], [0, ny]], float))
+    ca, cb = corners(a), corners(b)
+    lot = np.linalg.norm(cb[1] - cb[0]) / (2 * b[2])
+    return float(np.linalg.norm(cb[:, None] - ca[None], axis=-1).min(1).max() / max(lot, 1e-6))
+
+
 def fit_grid(
     image_bgr: np.ndarray, grid: tuple[float, int, int, np.ndarray], quad_small: np.ndarray, table: TableModel,
     scale: float, intrinsics: CameraIntrinsics | None,
 ) -> BoardFit:
-    """Refine one outline's grid onto the tile seams and check it is a plausible 4×5 array."""
+    """Refine one outline's grid onto the tile seams and check it is a plausible 4×5 array.
+
+    Each pass re-finds the grid lines tile by tile, and on some tile art a
+    printed border or a city block near a seam, or a pyramid leaning over
+    an edge, drags a corner of the finer passes' grid off by half a lot.
+    So the outline's grid and every pass's are compared by how much their
+    tile seams stand out (:func:`seam_contrast`); the finest pass's grid is
+    kept unless the one whose seams stand out most puts a corner more than
+    DRAGGED_LOTS away.  Nearer than that the finest pass is the more exact:
+    a seam score at 24 px per tile does not see a pixel, and the app's
+    reference needs it.
+    """
     h, w = image_bgr.shape[:2]
     _, nx, ny, gh = grid
     quad = (quad_small + 0.5) / scale - 0.5  # undistorted frame pixels
+
+    def contrast_of(gh: np.ndarray, nx: int, ny: int) -> float:
+        rect = rectify(image_bgr, gh, nx, ny, 24, 0.5, intrinsics, scale)
+        return seam_contrast(*colour_gradients(rect.image), rect, nx, ny)
+
+    grids = [(contrast_of(gh, nx, ny), gh, nx, ny)]  # the outline's own grid first, then each pass's
     for px, reach in ((24, 0.3), (32, 0.2), (40, 0.12)):
         rect = rectify(image_bgr, gh, nx, ny, px, 0.5, intrinsics, scale)
         refined = refine_grid(rect, gh, reach, table)
@@ -1132,10 +1166,17 @@ def fit_grid(
         gh = refined
         if px == 24:
             gh, nx, ny, _ = best_window(image_bgr, gh, nx, ny, table, scale, intrinsics)
-    # the refined grid must still show its seams: a wrong outline refined
-    # onto clutter does not
-    rect = rectify(image_bgr, gh, nx, ny, 24, 0.5, intrinsics, scale)
-    contrast = seam_contrast(*colour_gradients(rect.image), rect, nx, ny)
+        grids.append((contrast_of(gh, nx, ny), gh, nx, ny))
+    # a refined grid must still show its seams: a wrong outline refined onto
+    # clutter does not (the outline's own grid may be the one kept, but does not vouch for itself)
+    refined_contrast = max(entry[0] for entry in grids[1:]) if len(grids) > 1 else grids[0][0]
+    if refined_contrast < MIN_SEAM_CONTRAST:
+        raise BoardNotFoundError(
+            f"no tile array found: the refined grid shows no tile seams (contrast {refined_contrast:.2f})")
+    contrast, gh, nx, ny = grids[-1]
+    best = max(grids, key=lambda entry: entry[0])
+    if best[0] > contrast and _corner_gap_lots(best, grids[-1]) > DRAGGED_LOTS:
+        contrast, gh, nx, ny = best
     if contrast < MIN_SEAM_CONTRAST:
         raise BoardNotFoundError(f"no tile array found: the refined grid shows no tile seams (contrast {contrast:.2f})")
     corners = apply_h(gh, np.array([[0, 0], [nx, 0], [nx, ny], [0, ny]], float))
