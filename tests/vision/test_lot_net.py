@@ -114,7 +114,8 @@ def test_reading_without_building_the_planes_gives_the_same_answer(with_referenc
     planes = lot_net.net_input(lab, _geometry(), expected, with_reference)
     direct = lot_net.probabilities(planes, model)
     for _ in range(2):  # the second time from the per-pose cache
-        assert np.allclose(lot_net.read_lots(lab, _geometry(), expected, with_reference, model), direct, atol=1e-5)
+        read = lot_net.read_views(lab, _geometry(), expected, with_reference, model)
+        assert np.allclose(read.mean, direct, atol=1e-5)
 
 
 def test_mirrored_views_are_the_network_on_mirrored_planes_mirrored_back():
@@ -134,7 +135,7 @@ def test_mirrored_views_are_the_network_on_mirrored_planes_mirrored_back():
         grid = grid[:, ::-1] if left_right else grid
         views.append((grid[::-1] if top_bottom else grid).reshape(80, -1))
     for count in (2, 4):
-        got = lot_net.read_lots(lab, _geometry(), expected, False, model, views=count)
+        got = lot_net.read_views(lab, _geometry(), expected, False, model, views=count).mean
         assert np.allclose(got, np.mean(views[:count], axis=0), atol=1e-5)
     assert not np.allclose(views[0], views[1], atol=1e-3)  # the views do differ: the average is not one of them
 
@@ -144,11 +145,11 @@ def test_an_unsure_board_is_read_again_in_the_mirror_and_a_sure_one_is_not():
     lab = rng.normal(50, 10, (192, 160, 3)).astype(np.float32)
     expected = rng.normal(50, 10, (80, 16, 16, 3)).astype(np.float32)
     model = _random_model(8)
-    one = lot_net.read_lots(lab, _geometry(), expected, False, model)
-    two = lot_net.read_lots(lab, _geometry(), expected, False, model, views=2)
+    one = lot_net.read_views(lab, _geometry(), expected, False, model).mean
+    two = lot_net.read_views(lab, _geometry(), expected, False, model, views=2).mean
     least_sure = float(one.max(axis=1).min())
-    unsure = lot_net.read_lots(lab, _geometry(), expected, False, model, unsure_below=least_sure + 1e-3)
-    sure = lot_net.read_lots(lab, _geometry(), expected, False, model, unsure_below=least_sure - 1e-3)
+    unsure = lot_net.read_views(lab, _geometry(), expected, False, model, unsure_below=least_sure + 1e-3).mean
+    sure = lot_net.read_views(lab, _geometry(), expected, False, model, unsure_below=least_sure - 1e-3).mean
     assert np.allclose(unsure, two, atol=1e-6)
     assert np.allclose(sure, one, atol=1e-6)
     assert not np.allclose(one, two, atol=1e-3)

@@ -54,7 +54,7 @@ def mend(joint: np.ndarray, tiles: dict[str, TileReading]) -> dict[int, int]:
     or two unsure lots near the breach mends it (a misread tile, or a board
     the players really got wrong).
     """
-    tile_map = {parse_lot(key): Tile(reading.colour, reading.icon_lot) for key, reading in tiles.items()}
+    tile_map = engine_tiles(tiles)
     unsure_icons = {reading.icon_lot for reading in tiles.values() if reading.icon_confidence < ICON_SURE}
     choice = joint.argmax(axis=1)
     found = _breaches(_position(choice, tile_map), unsure_icons)
@@ -72,6 +72,11 @@ def mend(joint: np.ndarray, tiles: dict[str, TileReading]) -> dict[int, int]:
         if _mended(choice, tile_map, unsure_icons, change):
             return change
     return {}
+
+
+def engine_tiles(tiles: dict[str, TileReading]) -> dict[int, Tile]:
+    """The tiles read, as the engine's tile map (tile key -> Tile)."""
+    return {parse_lot(key): Tile(reading.colour, reading.icon_lot) for key, reading in tiles.items()}
 
 
 def _alternatives(joint: np.ndarray, choice: np.ndarray, near: set[int]) -> list[tuple[float, int, int]]:

@@ -1123,14 +1123,18 @@ def outline_candidates(
 DRAGGED_LOTS = 0.3
 
 
-def _corner_gap_lots(a: tuple[float, np.ndarray, int, int], b: tuple[float, np.ndarray, int, int]) -> float:
-    """The largest distance, in lots, from a corner of grid ``b`` to the nearest corner of grid ``a``."""
-    def corners(entry: tuple[float, np.ndarray, int, int]) -> np.ndarray:
-        _, h, nx, ny = entry
-        return apply_h(h, np.array([[0, 0], [nx, 0], [nx, ny], [0, ny]], float))
-    ca, cb = corners(a), corners(b)
-    lot = np.linalg.norm(cb[1] - cb[0]) / (2 * b[2])
-    return float(np.linalg.norm(cb[:, None] - ca[None], axis=-1).min(1).max() / max(lot, 1e-6))
+def grid_corners(h: np.ndarray, nx: int, ny: int) -> np.ndarray:
+    """The four outer corners (4×2, frame pixels) of the nx×ny tile grid that ``h`` maps into the frame."""
+    return apply_h(h, np.array([[0, 0], [nx, 0], [nx, ny], [0, ny]], float))
+
+
+def _corner_gap_lots(a: np.ndarray, b: np.ndarray, tiles_along_first_side: int) -> float:
+    """The largest distance, in lots, from a corner of ``b`` to the nearest corner of ``a`` (4×2 each).
+
+    Nearest, not same-named: the window may have moved between two grids.
+    """
+    lot = np.linalg.norm(b[1] - b[0]) / (2 * tiles_along_first_side)
+    return float(np.linalg.norm(b[:, None] - a[None], axis=-1).min(1).max() / max(lot, 1e-6))
 
 
 def fit_grid(
@@ -1167,19 +1171,17 @@ def fit_grid(
         if px == 24:
             gh, nx, ny, _ = best_window(image_bgr, gh, nx, ny, table, scale, intrinsics)
         grids.append((contrast_of(gh, nx, ny), gh, nx, ny))
-    # a refined grid must still show its seams: a wrong outline refined onto
-    # clutter does not (the outline's own grid may be the one kept, but does not vouch for itself)
-    refined_contrast = max(entry[0] for entry in grids[1:]) if len(grids) > 1 else grids[0][0]
-    if refined_contrast < MIN_SEAM_CONTRAST:
-        raise BoardNotFoundError(
-            f"no tile array found: the refined grid shows no tile seams (contrast {refined_contrast:.2f})")
     contrast, gh, nx, ny = grids[-1]
     best = max(grids, key=lambda entry: entry[0])
-    if best[0] > contrast and _corner_gap_lots(best, grids[-1]) > DRAGGED_LOTS:
+    if best[0] > contrast and _corner_gap_lots(grid_corners(*best[1:]), grid_corners(gh, nx, ny), nx) > DRAGGED_LOTS:
         contrast, gh, nx, ny = best
-    if contrast < MIN_SEAM_CONTRAST:
-        raise BoardNotFoundError(f"no tile array found: the refined grid shows no tile seams (contrast {contrast:.2f})")
-    corners = apply_h(gh, np.array([[0, 0], [nx, 0], [nx, ny], [0, ny]], float))
+    # the grid kept must show its seams, and so must a refined one: a wrong
+    # outline refined onto clutter does not (the outline's own grid may be
+    # the one kept, but does not vouch for itself)
+    vouched = min(contrast, max(entry[0] for entry in grids[1:] or grids))
+    if vouched < MIN_SEAM_CONTRAST:
+        raise BoardNotFoundError(f"no tile array found: the refined grid shows no tile seams (contrast {vouched:.2f})")
+    corners = grid_corners(gh, nx, ny)
     ordered = orient(corners, nx)
     check_plausible(ordered, w, h)
     grid_pose = BoardPose({name: (float(x), float(y)) for name, (x, y) in zip(CORNER_NAMES, ordered)})

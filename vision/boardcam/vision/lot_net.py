@@ -182,21 +182,14 @@ class Views:
         return read
 
 
-def read_lots(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool,
-              model: dict[str, Any], views: int = 1, unsure_below: float = 0.0) -> np.ndarray:
-    """``probabilities(net_input(...))`` without building the input planes: (80, OUTPUTS).
+def read_views(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool,
+               model: dict[str, Any], views: int = 1, unsure_below: float = 0.0) -> Views:
+    """The first ``views`` mirrored views of the board, read and summed (``.mean``: (80, OUTPUTS)).
 
+    ``probabilities(net_input(...))`` without building the input planes.
     ``views`` 2 or 4 also reads the board mirrored left-right (and
     top-bottom, and both), as the network was fitted to, and averages: each
     view's mistakes are partly its own, so the average makes fewer.
-    ``unsure_below``: see :func:`read_views`.
-    """
-    return read_views(lab_all, geometry, expected, with_reference, model, views, unsure_below).mean
-
-
-def read_views(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool,
-               model: dict[str, Any], views: int = 1, unsure_below: float = 0.0) -> Views:
-    """The first ``views`` mirrored views of the board, read and summed.
 
     The stem is linear in its input, so its weights take the planes'
     scaling, the lightness offset becomes a bias, and the lean and

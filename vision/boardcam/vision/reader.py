@@ -30,7 +30,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from boardcam.engine.aliencity import TILE_OF, Position, Tile, impossibilities, parse_lot, possible_icon_lots
+from boardcam.engine.aliencity import TILE_OF, Position, Tile, colour_impossibilities, parse_lot, possible_icon_lots
 from boardcam.vision import by_the_rules, lot_net
 from boardcam.vision import lots as lots_stage
 from boardcam.vision.colour import board_gains, gains_matching, to_lab
@@ -225,7 +225,7 @@ def analyse(
     "tower_colours" classifiers) default to the fitted ones; the fitting script
     passes its own, or none, to get the features they are fitted on.
     ``views``: how many mirrored views of the board the network reads (see
-    lot_net.read_lots).
+    lot_net.read_views).
     """
     with_reference = reference is not None
     if models is not None:
@@ -623,7 +623,7 @@ def _network_answer(probs: np.ndarray, cls: int) -> LotReading:
 
 
 def _engine_position(tiles: dict[str, TileReading], lots: dict[int, LotReading]) -> Position:
-    return Position({parse_lot(key): Tile(tile.colour, tile.icon_lot) for key, tile in tiles.items()},
+    return Position(by_the_rules.engine_tiles(tiles),
                     {lot: built for lot, reading in lots.items() if (built := reading.to_structure()) is not None})
 
 
@@ -639,7 +639,7 @@ def _tile_colours_by_the_rules(tiles: dict[str, TileReading], lots: dict[int, Lo
     Why: on a neutral card whose only colour is a faint icon, the pieces
     speak louder than the print.  Rule 3 makes a coloured tile's first two
     structures its own colour and rule 2 keeps a dome on its own guild's
-    tiles while they have room (``engine.aliencity.impossibilities``), so a
+    tiles while they have room (``engine.aliencity.colour_impossibilities``), so a
     "red" tile holding two blue domes is a misread blue one.  The guilds
     that breach those rules on such a tile become all but impossible, and
     the tiles are named again from their probabilities, five of each, so the
@@ -673,8 +673,7 @@ def _tile_colours_by_the_rules(tiles: dict[str, TileReading], lots: dict[int, Lo
 
 def _tiles_breaking_rules_2_3(position: Position) -> set[int]:
     """The tiles (engine keys) whose pieces break rule 2 or rule 3 for their colour."""
-    return {TILE_OF[lot] for found in impossibilities(position) if found.rule in ("rule 2", "rule 3")
-            for lot in found.lots}
+    return {TILE_OF[lot] for found in colour_impossibilities(position) for lot in found.lots}
 
 
 #: confidence of a hidden icon the rules put under the one lot that can have been its tile's last build
@@ -697,10 +696,9 @@ def _hidden_icons_by_the_rules(tiles: dict[str, TileReading], lots: dict[int, Lo
         if tile.icon_lot not in position.structures:
             continue  # the icon is in view
         possible = possible_icon_lots(position, parse_lot(key))
-        hiding = [lot for lot in possible if lot in position.structures]
         if not possible:
             continue  # no legal order: an illegal board, or a misread piece; leave the search's answer
-        candidates = hiding or possible
+        candidates = [lot for lot in possible if lot in position.structures] or possible  # hidden, else in view
         ranked = [lot for lot in tile.icon_order if lot in candidates] or candidates
         if len(candidates) == 1:
             confidence = ICON_BY_THE_RULES if ranked[0] != tile.icon_lot else max(tile.icon_confidence, ICON_BY_THE_RULES)

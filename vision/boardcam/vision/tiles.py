@@ -588,8 +588,9 @@ def read_icon_lots(
             score = base - 0.5 * consistency
             choice = score.argmax(1)
         hidden = _hidden_icons(piece, icon_like, ids, pair, choice)
-        seen_score = score.copy()
+        seen_score = score  # the ranking's tie-break: the free lots' scores before the hidden mask
         if hidden.any():
+            score = score.copy()
             score[hidden] = np.where(piece[hidden] > 0.5, score[hidden], -np.inf)
             choice = score.argmax(1)
         for i, t in enumerate(tiles):

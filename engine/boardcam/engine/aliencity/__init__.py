@@ -37,15 +37,22 @@ from boardcam.engine.aliencity.pieces import (
     other_player,
 )
 from boardcam.engine.aliencity.position import Position, layout_warnings
-from boardcam.engine.aliencity.reachable import Impossibility, first_builds_fit, impossibilities, possible_icon_lots
+from boardcam.engine.aliencity.reachable import (
+    Impossibility,
+    colour_impossibilities,
+    first_builds_fit,
+    impossibilities,
+    possible_icon_lots,
+)
 from boardcam.engine.aliencity.rules import ABSTRACT_PLAY, RULEBOOK, Analysis, Ruleset, remaining_pieces
 from boardcam.engine.aliencity.scoring import Score, score, structure_distances
 
 __all__ = [
-    "ABSTRACT_PLAY", "ALL_PIECES", "COLORS", "LOT_COUNT", "LOT_NAMES", "NEIGHBOURS", "PLAYERS",
-    "RULEBOOK", "STARTING_SUPPLY", "TILE_KEYS", "TILE_LOTS", "TILE_OF", "TOWER_COLORS",
-    "Analysis", "Game", "GameRecord", "Impossibility", "Inference", "Move", "Piece", "Position", "Ruleset", "Score",
-    "Structure", "Tile", "Violation", "first_builds_fit", "impossibilities", "infer_move", "layout_warnings", "lot_name",
-    "move_from_json", "move_to_json", "other_player", "parse_lot", "parse_tile_key", "possible_icon_lots", "random_game",
-    "random_layout", "random_moves", "random_positions", "remaining_pieces", "score", "structure_distances", "tile_of",
+    "ABSTRACT_PLAY", "ALL_PIECES", "COLORS", "LOT_COUNT", "LOT_NAMES", "NEIGHBOURS", "PLAYERS", "RULEBOOK",
+    "STARTING_SUPPLY", "TILE_KEYS", "TILE_LOTS", "TILE_OF", "TOWER_COLORS", "Analysis", "Game", "GameRecord",
+    "Impossibility", "Inference", "Move", "Piece", "Position", "Ruleset", "Score", "Structure", "Tile", "Violation",
+    "colour_impossibilities", "first_builds_fit", "impossibilities", "infer_move", "layout_warnings", "lot_name",
+    "move_from_json", "move_to_json", "other_player", "parse_lot", "parse_tile_key", "possible_icon_lots",
+    "random_game", "random_layout", "random_moves", "random_positions", "remaining_pieces", "score",
+    "structure_distances", "tile_of",
 ]

@@ -42,10 +42,15 @@ def impossibilities(position: Position, rules: Ruleset = RULEBOOK) -> list[Impos
     return [
         *_beyond_the_set(position),
         *_street_breaks(position),
-        *_domes_off_their_colour(position, rules),
-        *_rule3_shortfalls(position, rules),
+        *colour_impossibilities(position, rules),
         *_icon_lots_built_early(position, rules),
     ]
+
+
+def colour_impossibilities(position: Position, rules: Ruleset = RULEBOOK) -> list[Impossibility]:
+    """The impossibilities that a tile's colour decides (rules 2 and 3): what the vision checks a tile's
+    colour against, without the costlier checks that do not depend on it."""
+    return [*_domes_off_their_colour(position, rules), *_rule3_shortfalls(position, rules)]
 
 
 def _beyond_the_set(position: Position) -> list[Impossibility]:
@@ -129,26 +134,29 @@ def first_builds_fit(tile_colour: str, colours: Iterable[str]) -> bool:
 
 
 def _rule3_shortfalls(position: Position, rules: Ruleset) -> list[Impossibility]:
-    """A coloured tile whose first two structures cannot both have been its own colour.
-
-    Under abstract-play rules a dome placed through rule 2's fallback is
-    not bound by rule 3, so a tile holding a dome of another colour is not
-    judged there.
-    """
+    """A coloured tile whose first two structures cannot both have been its own colour (where rule 3
+    judges it: see :func:`_bound_by_rule3`)."""
     found: list[Impossibility] = []
     for key, lots in TILE_LOTS.items():
         colour = position.tiles[key].color
         here = [lot for lot in lots if lot in position.structures]
-        if colour == "black" or not here:
-            continue
-        if not rules.fallback_dome_bound_by_rule3 and any(
-                position.structures[lot].kind == "dome" and position.structures[lot].color != colour for lot in here):
+        if colour == "black" or not here or not _bound_by_rule3(position, colour, here, rules):
             continue
         held = [position.structures[lot].color for lot in here]
         if not first_builds_fit(colour, held):
             found.append(Impossibility("rule 3", tuple(here), f"tile {LOT_NAMES[key]} is {colour} but holds "
                                        f"{held.count(colour)} {colour} of {len(here)}"))
     return found
+
+
+def _bound_by_rule3(position: Position, colour: str, built: Iterable[int], rules: Ruleset) -> bool:
+    """Whether rule 3 judges a tile of ``colour`` holding the structures on ``built``.
+
+    Under abstract-play rules a dome placed through rule 2's fallback is not
+    bound by rule 3, so a tile holding a dome of another colour is not judged.
+    """
+    return rules.fallback_dome_bound_by_rule3 or not any(
+        position.structures[lot].kind == "dome" and position.structures[lot].color != colour for lot in built)
 
 
 def _icon_lots_built_early(position: Position, rules: Ruleset) -> list[Impossibility]:
@@ -190,8 +198,7 @@ def possible_icon_lots(position: Position, key: int, rules: Ruleset = RULEBOOK) 
     colour = position.tiles[key].color
     built = [lot for lot in lots if lot in position.structures]
     has_empty = len(built) < len(lots)
-    judged_by_rule3 = rules.fallback_dome_bound_by_rule3 or not any(
-        position.structures[lot].kind == "dome" and position.structures[lot].color != colour for lot in built)
+    judged_by_rule3 = _bound_by_rule3(position, colour, built, rules)
     possible = []
     for lot in lots:
         if lot in built:
