@@ -64,16 +64,27 @@ def board_image(lots: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(grid.transpose(0, 2, 1, 3, 4)).reshape(LOTS_TALL * s, LOTS_WIDE * s, -1)
 
 
-@lru_cache(maxsize=8)
-def _lean_planes(height: int, width: int, margin: int, tile_px: int, centre: tuple[float, float, float]) -> np.ndarray:
-    """(H, W, 2): per pixel, how far (in tiles) a point one tile up appears displaced, x right and y up."""
+def _lean_axes(height: int, width: int, margin: int, tile_px: int,
+               centre: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """How far (in tiles) a point one tile up appears displaced: x right per column (W,), y up per row (H,).
+
+    Why two vectors: the lean's x part depends on the column alone and its y
+    part on the row alone, which is what lets the stem's lean output be
+    computed per column and per row (see _fixed_stem).
+    """
     cx, cy, cz = centre
     u = (np.arange(width, dtype=np.float32) + 0.5 - margin) / tile_px
     v = TILES_TALL - (np.arange(height, dtype=np.float32) + 0.5 - margin) / tile_px
     scale = 1.0 / max(cz - 1.0, 0.5)
-    lean_x = np.broadcast_to((u[None, :] - cx) * scale, (height, width))
-    lean_y = np.broadcast_to((v[:, None] - cy) * scale, (height, width))
-    return np.stack([lean_x, lean_y], axis=-1).astype(np.float32)
+    return ((u - cx) * scale).astype(np.float32), ((v - cy) * scale).astype(np.float32)
+
+
+@lru_cache(maxsize=8)
+def _lean_planes(height: int, width: int, margin: int, tile_px: int, centre: tuple[float, float, float]) -> np.ndarray:
+    """(H, W, 2): per pixel, how far (in tiles) a point one tile up appears displaced, x right and y up."""
+    lean_x, lean_y = _lean_axes(height, width, margin, tile_px, centre)
+    return np.stack([np.broadcast_to(lean_x[None, :], (height, width)),
+                     np.broadcast_to(lean_y[:, None], (height, width))], axis=-1)
 
 
 def net_input(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool) -> np.ndarray:
@@ -120,8 +131,10 @@ def _conv(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, stride: int, padd
     multiplied with the weights once: one BLAS call per layer.
     """
     out_c, in_c, k, _ = weight.shape
-    if padding:
-        x = np.pad(x, ((padding, padding), (padding, padding), (0, 0)))
+    if padding:  # into a zeroed buffer: several times faster than np.pad
+        padded = np.zeros((x.shape[0] + 2 * padding, x.shape[1] + 2 * padding, in_c), x.dtype)
+        padded[padding:-padding, padding:-padding] = x
+        x = padded
     h = (x.shape[0] - k) // stride + 1
     w = (x.shape[1] - k) // stride + 1
     if k == 1:
@@ -277,14 +290,18 @@ def _fixed_stem(model: dict[str, Any], stem: dict[str, Any], h: int, w: int, m: 
     if key not in stem["cache"]:
         if len(stem["cache"]) > 16:
             stem["cache"].clear()
-        planes = np.zeros((h, w, 3), np.float32)
-        planes[..., 0:2] = _lean_planes(h, w, m, tile_px, centre)
-        planes[..., 2] = 1.0 if with_reference else 0.0
-        planes = _mirrored(planes, mirror)
-        planes[..., 0] *= -1.0 if mirror[0] else 1.0
-        planes[..., 1] *= -1.0 if mirror[1] else 1.0
-        weight = model["stem.weight"][:, 6:9]
-        stem["cache"][key] = _conv(planes, weight, model["stem.bias"], LAYERS[0][2], LAYERS[0][3])
+        # the stem's k x k patches of a plane that varies along one axis only are one
+        # product of that axis in k-steps with the weights summed over the other axis
+        lean_x, lean_y = _lean_axes(h, w, m, tile_px, centre)
+        if mirror[0]:
+            lean_x = -lean_x[::-1]
+        if mirror[1]:
+            lean_y = -lean_y[::-1]
+        weight, k = model["stem.weight"], LAYERS[0][1]
+        across = lean_x[: w // k * k].reshape(-1, k) @ weight[:, 6].sum(axis=1).T  # (w/k, O)
+        down = lean_y[: h // k * k].reshape(-1, k) @ weight[:, 7].sum(axis=2).T  # (h/k, O)
+        flag = weight[:, 8].sum(axis=(1, 2)) if with_reference else 0.0
+        stem["cache"][key] = (down[:, None] + across[None] + (model["stem.bias"] + flag)).astype(np.float32)
     return stem["cache"][key]  # type: ignore[no-any-return]
 
 
