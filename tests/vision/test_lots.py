@@ -39,6 +39,13 @@ def _board_with(shape: str, lot: int, s: int = 24) -> np.ndarray:
     return board_layout(changed)
 
 
+def test_gradients_are_np_gradient_along_rows_and_columns():
+    images = np.random.default_rng(4).random((6, 16, 16)).astype(np.float32)
+    rows, cols = lots._gradients(images)
+    expected_rows, expected_cols = np.gradient(images, axis=(1, 2))
+    assert np.array_equal(rows, expected_rows) and np.array_equal(cols, expected_cols)
+
+
 def test_rays_tell_a_round_dome_from_a_square_base():
     disc, theta = ray_lengths(_board_with("disc", 27), 24)
     square, _ = ray_lengths(_board_with("square", 27), 24)

@@ -10,6 +10,7 @@ from boardcam.vision.tiles import (
     canonical,
     lot_grid,
     lot_patches,
+    quarter_turns,
     radial_profiles,
     read_icon_lots,
     assignment,
@@ -213,6 +214,14 @@ def test_canonical_patches_align_the_tile_centre_and_turn_back():
     for lot in tile_lots(1, 2):
         assert patches[lot, -1, -1, 0] == 100.0 and patches[lot, 0, 0, 0] == 0.0
     assert np.array_equal(canonical(patches, inverse=True), lot_grid(lab, 24))
+
+
+def test_quarter_turns_are_np_rot90_in_order():
+    patches = np.random.default_rng(3).random((5, 16, 16, 3)).astype(np.float32)
+    turns = quarter_turns(patches)
+    assert turns.shape == (5, 4, 16, 16, 3)
+    for k in range(4):
+        assert np.array_equal(turns[:, k], np.rot90(patches, k, axes=(1, 2)))
 
 
 def test_radial_profiles_ignore_rotation():
