@@ -284,6 +284,7 @@ def edge_features(seen_l: np.ndarray, expected_l: np.ndarray) -> np.ndarray:
     out[:, 3:6] = (radial @ rings) / (mag_s_sum + 1.0)
     return out
 
+
 def _gradients(images: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """np.gradient of a stack of images along rows and columns (the same values in half its time)."""
     rows, cols = np.empty_like(images), np.empty_like(images)
