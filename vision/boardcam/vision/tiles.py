@@ -615,17 +615,24 @@ def read_icon_lots(
             score = score.copy()
             score[hidden] = np.where(piece[hidden] > 0.5, score[hidden], -np.inf)
             choice = score.argmax(1)
-        for i, t in enumerate(tiles):
-            order = np.sort(score[i])[::-1]
-            margin = float(order[0] - order[1]) if np.isfinite(order[1]) else 10.0
-            conf = 1.0 / (1.0 + np.exp(-(margin - 2.0) / 1.5))
-            if piece[i, choice[i]] > 0.5 or np.sort(piece[i])[-1] > 0.5 and margin < 4.0:
-                conf *= 0.7
-            if icon_like is not None:  # chosen for matching the guild more than for looking like an icon
-                conf = min(conf, ICON_LOOK_FLOOR + ICON_LOOK_WEIGHT * float(np.asarray(icon_like)[ids[i, choice[i]]]))
-            ranking = tuple(int(ids[i, j]) for j in np.lexsort((-seen_score[i], -score[i])))
-            result[TILE_KEYS[t]] = (int(ids[i, choice[i]]), float(conf), ranking)
+        chosen, conf = ids[np.arange(len(tiles)), choice], _icon_confidence(score, piece, choice)
+        if icon_like is not None:  # chosen for matching the guild more than for looking like an icon
+            conf = np.minimum(conf, ICON_LOOK_FLOOR + ICON_LOOK_WEIGHT * np.asarray(icon_like)[chosen])
+        rankings = np.take_along_axis(ids, np.lexsort((-seen_score, -score), axis=-1), axis=1).tolist()
+        for t, lot, sure, ranking in zip(tiles, chosen.tolist(), conf.tolist(), rankings):
+            result[TILE_KEYS[t]] = (lot, sure, tuple(ranking))
     return result
+
+
+def _icon_confidence(score: np.ndarray, piece: np.ndarray, choice: np.ndarray) -> np.ndarray:
+    """Each tile's (row's) icon confidence from the margin between its two best scores, lower when a
+    piece is chosen or a piece on the tile makes the margin small."""
+    ordered = np.sort(score, axis=1)[:, ::-1]
+    with np.errstate(invalid="ignore"):
+        margin = np.where(np.isfinite(ordered[:, 1]), ordered[:, 0] - ordered[:, 1], 10.0)
+    conf = 1.0 / (1.0 + np.exp(-(margin - 2.0) / 1.5))
+    doubted = (piece[np.arange(len(choice)), choice] > 0.5) | ((piece.max(axis=1) > 0.5) & (margin < 4.0))
+    return np.where(doubted, conf * 0.7, conf)  # type: ignore[no-any-return]
 
 
 #: an icon lot the first look doubts is never sure: its confidence is at most FLOOR + WEIGHT x its icon probability.
