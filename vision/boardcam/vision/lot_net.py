@@ -38,6 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL
@@ -131,10 +132,9 @@ def _conv(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, stride: int, padd
     multiplied with the weights once: one BLAS call per layer.
     """
     out_c, in_c, k, _ = weight.shape
-    if padding:  # into a zeroed buffer: several times faster than np.pad
-        padded = np.zeros((x.shape[0] + 2 * padding, x.shape[1] + 2 * padding, in_c), x.dtype)
-        padded[padding:-padding, padding:-padding] = x
-        x = padded
+    if padding:  # OpenCV's border: several times faster than np.pad
+        x = cv2.copyMakeBorder(x, padding, padding, padding, padding, cv2.BORDER_CONSTANT, value=0).reshape(
+            x.shape[0] + 2 * padding, x.shape[1] + 2 * padding, in_c)
     h = (x.shape[0] - k) // stride + 1
     w = (x.shape[1] - k) // stride + 1
     if k == 1:

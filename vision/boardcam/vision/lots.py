@@ -308,9 +308,7 @@ def ray_lengths(changed_board: np.ndarray, lot_px: int) -> tuple[np.ndarray, np.
     piece does not count.  A dome gives equal rays, a square tower base a
     four-fold pattern, a leaning tower long rays on one side.
     """
-    padded = np.zeros((changed_board.shape[0] + 2 * lot_px, changed_board.shape[1] + 2 * lot_px),
-                      changed_board.dtype)
-    padded[lot_px:-lot_px, lot_px:-lot_px] = changed_board
+    padded = cv2.copyMakeBorder(changed_board, lot_px, lot_px, lot_px, lot_px, cv2.BORDER_CONSTANT, value=0)
     ys, xs, theta = _ray_samples(lot_px, padded.shape)
     hit = padded[ys, xs]  # (80, 16, 12)
     run = np.cumprod(hit, axis=2).sum(axis=2)
