@@ -40,6 +40,8 @@ SEED0 = 500_000
 OUT = HERE.parent / "vision" / "boardcam" / "vision" / "lot_net.npz"
 CACHES = [Path(p) for p in os.environ.get("BOARDCAM_TRAIN_CACHE", "/tmp/boardcam-lotnet").split(":")]
 CACHE = CACHES[0]  # where prepare writes
+MAX_REFLECTIONS = 1.5  # of plastic's Fresnel reflectance: from none (the benchmarks' look) to more than physics
+MAX_CLARITY = 0.7  # share of what lies behind that a translucent tower lets through (the benchmarks': 0.22)
 
 
 def _lot_id(name: str) -> int:
@@ -68,16 +70,22 @@ def covered_lots(truth: dict[str, Any]) -> list[str]:
     return [_rotate_lot(n) if turned else n for n in truth.get("occluded_lots") or []]
 
 
-def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | None = None) -> Path:
+def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | None = None,
+                reflections: bool = False, glass: bool = False) -> Path:
     """Render one training seed and cache the reader's inputs in both modes (lots under a hand: COVERED).
 
     ``edition`` "R" prints every scene in made-up tile art with inks and piece
     colours up to 2.5 times as far from the usual as the benchmarks' scenes.
+    ``reflections``: the pieces mirror the board around them
+    (``SceneParams.piece_reflections`` drawn per scene up to
+    ``MAX_REFLECTIONS``), and every third scene is in made-up art.
+    ``glass``: every tower translucent, and clearer than the benchmarks'
+    (``SceneParams.tower_clarity`` drawn per scene up to ``MAX_CLARITY``).
     """
     import cv2
 
     from bench_vision import truth_in_reader_convention
-    from scenegen import render_scene, sample_params
+    from scenegen import SceneParams, render_scene, sample_params
     from scenegen.positions import game_positions
     from scenegen.sampling import made_up_art
 
@@ -96,6 +104,12 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     position = positions[int(rng.integers(len(positions)))]
     size = size or ((1640, 1232) if seed % 4 else (1296, 972))
     overrides: dict[str, Any] = made_up_art(seed) if edition == "R" else {} if edition is None else {"edition": edition}
+    if reflections:
+        overrides = dict(made_up_art(seed) if seed % 3 == 0 else overrides,
+                         piece_reflections=float(np.random.default_rng([seed, 6]).uniform(0, MAX_REFLECTIONS)))
+    if glass:
+        clarity = float(np.random.default_rng([seed, 7]).uniform(SceneParams.tower_clarity, MAX_CLARITY))
+        overrides = dict(overrides, tower_look="translucent", tower_clarity=clarity)
     params = sample_params(rng, size, overrides)
     scene = render_scene(position, params, seed)
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -128,14 +142,15 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     return path
 
 
-def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None, edition: str | None = None) -> None:
+def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None, edition: str | None = None,
+            reflections: bool = False, glass: bool = False) -> None:
     from functools import partial
     from multiprocessing import Pool
 
     seeds = list(range(first, first + count))
     start = time.time()
     with Pool(jobs) as pool:
-        for done, _ in enumerate(pool.imap_unordered(partial(prepare_one, size=size, edition=edition), seeds), 1):
+        for done, _ in enumerate(pool.imap_unordered(partial(prepare_one, size=size, edition=edition, reflections=reflections, glass=glass), seeds), 1):
             if done % 20 == 0:
                 print(f"prepared {done}/{count} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
 
@@ -374,6 +389,9 @@ def main() -> None:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--size", default=None, help="frame size WxH (default: 1640x1232, every 4th 1296x972)")
     p.add_argument("--edition", default=None, help="every scene in this edition (R: made-up art, wider inks)")
+    p.add_argument("--reflections", action="store_true",
+                   help="pieces mirror the board around them (strength drawn per scene), every third scene made-up art")
+    p.add_argument("--glass", action="store_true", help="every tower translucent, clearer than the benchmarks'")
     f = sub.add_parser("fit")
     f.add_argument("--epochs", type=int, default=30)
     f.add_argument("--hold-out-edition", default=None)
@@ -382,7 +400,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.what == "prepare":
         size = tuple(int(v) for v in args.size.split("x")) if args.size else None
-        prepare(args.first, args.count, args.jobs, size, args.edition)  # type: ignore[arg-type]
+        prepare(args.first, args.count, args.jobs, size, args.edition, args.reflections,  # type: ignore[arg-type]
+                args.glass)
     else:
         fit(args.epochs, args.hold_out_edition, scenes=args.scenes, out=args.out)
 

@@ -166,6 +166,8 @@ class SceneParams:
     dome_mm: float = 20.0
     piece_jitter_mm: float = 1.2
     pips: bool = False  # moulded dots on each pyramid face (Looney pyramids have them, other sets not)
+    piece_reflections: float = 0.0  # 1: glossy pieces mirror the board around them as plastic does (Fresnel)
+    tower_clarity: float = 0.22  # share of what lies behind a translucent tower that shows through it
     # sensor
     noise: float = 0.006
     shot_noise: float = 0.012

@@ -414,6 +414,10 @@ class _Frame:
     window: np.ndarray  # unit vector towards the brighter side of the room
     ids: np.ndarray  # which piece shape drew each pixel (-1: none)
     ppm: float  # pixels per mm at the board
+    reflections: float = 0.0  # SceneParams.piece_reflections
+    clarity: float = 0.22  # SceneParams.tower_clarity
+    plane_z: float = 0.0  # height of the tile tops
+    surroundings: np.ndarray | None = None  # the lit board and table before the pieces, blurred: what plastic mirrors
 
 
 def _project(frame: _Frame, points: np.ndarray) -> np.ndarray:
@@ -466,7 +470,38 @@ def _shade(frame: _Frame, points: np.ndarray, normals: np.ndarray, mat: _Materia
     sky = (0.55 + 0.45 * np.clip(normals @ frame.window, 0, None)) / _SKY_ON_TABLE
     colour = mat.albedo[None, :] * (sky[:, None].astype(np.float32) * frame.ambient[None, :] + diffuse + glow)
     colour += mat.specular * spec + (mat.specular * 0.25 * fresnel)[:, None].astype(np.float32) * frame.ambient
+    if frame.reflections > 0 and frame.surroundings is not None:
+        colour = _mirrored(frame, points, normals, view, colour)
     return np.asarray(colour, dtype=np.float32)
+
+
+PLASTIC_F0 = 0.04  # reflectance of plastic (refractive index 1.5) seen head on
+
+
+def _mirrored(frame: _Frame, points: np.ndarray, normals: np.ndarray, view: np.ndarray,
+              colour: np.ndarray) -> np.ndarray:
+    """Glossy plastic mirrors what is around it, the more the more grazing the view (Schlick's Fresnel).
+
+    Why it matters: a pyramid's faces are steep, so the camera above sees them
+    at a grazing angle, and they mirror the tiles and table beside the piece
+    (a fifth of the light and more): a path tracer shows towers paler and
+    tinted by their neighbours, which a pure Blinn-Phong piece never is.
+    """
+    cos = np.clip(np.einsum("ij,ij->i", normals, view), 0.0, 1.0)
+    fresnel = (PLASTIC_F0 + (1 - PLASTIC_F0) * (1 - cos) ** 5) * frame.reflections
+    ray = 2 * cos[:, None] * normals - view
+    seen = np.broadcast_to(frame.ambient, colour.shape).astype(np.float32)
+    down = ray[:, 2] < -1e-3
+    if down.any():
+        reach = (frame.plane_z - points[down, 2]) / ray[down, 2]
+        hit = points[down] + reach[:, None] * ray[down]
+        uv = frame.camera.project_ideal(hit, frame.matrix).astype(np.float32)
+        h, w = frame.surroundings.shape[:2]
+        xs = np.clip(np.round(uv[:, 0]).astype(np.int64), 0, w - 1)
+        ys = np.clip(np.round(uv[:, 1]).astype(np.int64), 0, h - 1)
+        seen = seen.copy()
+        seen[down] = frame.surroundings[ys, xs]
+    return np.asarray((1 - fresnel[:, None]) * colour + fresnel[:, None] * seen, dtype=np.float32)
 
 
 def _rays(frame: _Frame, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
@@ -481,7 +516,7 @@ def _write(frame: _Frame, xs: np.ndarray, ys: np.ndarray, depth: np.ndarray, col
     if mat.translucent:
         behind = frame.image[ys, xs]
         tint = mat.albedo / max(float(mat.albedo.max()), 1e-6)
-        colour = 0.78 * colour + 0.22 * behind * tint[None, :]
+        colour = (1 - frame.clarity) * colour + frame.clarity * behind * tint[None, :]
     frame.image[ys, xs] = colour
     frame.depth[ys, xs] = depth
     frame.ids[ys, xs] = ident
@@ -772,6 +807,27 @@ def _window(params: SceneParams) -> np.ndarray:
     return np.array([math.cos(a), math.sin(a), 1.0]) / math.sqrt(2.0)
 
 
+def table_art(params: SceneParams, camera: Camera, canvas: _Canvas,
+              art_rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The table top the camera sees (sRGB uint8, top-down) and the map from its pixels to table mm.
+
+    The first draw from a scene's art generator (the tiles' palette and prints
+    come after it), so another renderer that calls it first prints the same
+    tiles as this one.
+    """
+    cw, ch = canvas.size
+    h_table = camera.plane_homography(0.0, canvas.matrix)
+    corners = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], dtype=np.float64)
+    ground = _to_uv(np.linalg.inv(h_table), corners)
+    lo = np.maximum(ground.min(axis=0) - 10, -1500)
+    hi = np.minimum(ground.max(axis=0) + 10, 1500)
+    r_tab = float(np.clip(pixels_per_mm(camera, params.tile_thickness_mm) * 0.6, 0.4, 2.0))
+    tw, th = int((hi[0] - lo[0]) * r_tab) + 2, int((hi[1] - lo[1]) * r_tab) + 2
+    table = art.table_texture(params.table, params.table_bgr, (th, tw), r_tab, art_rng)
+    tex_to_plane = np.array([[1 / r_tab, 0, lo[0] + 0.5 / r_tab], [0, -1 / r_tab, hi[1] - 0.5 / r_tab], [0, 0, 1]])
+    return table, tex_to_plane
+
+
 def render_scene(position: dict[str, Any], params: SceneParams, seed: int = 0) -> Scene:
     """Render `position` as the camera of `params` sees it; `seed` drives only the sensor noise."""
     tiles, structures = parse_position(position)
@@ -794,14 +850,8 @@ def render_scene(position: dict[str, Any], params: SceneParams, seed: int = 0) -
     h_tile = camera.plane_homography(t, kc)
 
     # table: top-down texture over the visible part of the table, one warp
-    corners = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], dtype=np.float64)
-    ground = _to_uv(np.linalg.inv(h_table), corners)
-    lo = np.maximum(ground.min(axis=0) - 10, -1500)
-    hi = np.minimum(ground.max(axis=0) + 10, 1500)
-    r_tab = float(np.clip(ppm * 0.6, 0.4, 2.0))
-    tw, th = int((hi[0] - lo[0]) * r_tab) + 2, int((hi[1] - lo[1]) * r_tab) + 2
-    table = art.to_linear(art.table_texture(params.table, params.table_bgr, (th, tw), r_tab, art_rng))
-    tex_to_plane = np.array([[1 / r_tab, 0, lo[0] + 0.5 / r_tab], [0, -1 / r_tab, hi[1] - 0.5 / r_tab], [0, 0, 1]])
+    table_u8, tex_to_plane = table_art(params, camera, canvas, art_rng)
+    table = art.to_linear(table_u8)
     cv2.warpPerspective(table, h_table @ tex_to_plane, (cw, ch), dst=frame.image, flags=cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REFLECT)
 
@@ -914,6 +964,10 @@ def render_scene(position: dict[str, Any], params: SceneParams, seed: int = 0) -
     frame.image = np.asarray(cv2.add(cv2.multiply(frame.image, cv2.merge(light_planes)), cv2.merge(shine_planes)))
 
     # pieces, far to near so translucent plastic shows what is behind it
+    frame.clarity = params.tower_clarity
+    if params.piece_reflections > 0:
+        frame.reflections, frame.plane_z = params.piece_reflections, t
+        frame.surroundings = np.asarray(cv2.GaussianBlur(frame.image, (0, 0), max(1.0, 1.5 * ppm)))
     order = sorted(shapes, key=lambda sh: -float(np.linalg.norm(sh.points().mean(axis=0) - cam_c)))
     groups = [*pieces.values(), *spares]
     group_of = {id(shape): k for k, group in enumerate(groups) for shape in group}

@@ -358,3 +358,19 @@ def test_a_tower_shades_its_neighbour_from_a_low_lamp() -> None:
     shaded = render_scene(_position({**dome, "D5": {"kind": "tower", "color": "red"}}), params, seed=7)
     where = lit.truth["lot_centers_px"]["E5"]
     assert _median_bgr(shaded.image, where, half=3).sum() < 0.75 * _median_bgr(lit.image, where, half=3).sum()
+
+
+def test_glossy_pieces_mirror_the_board_around_them_when_asked() -> None:
+    """piece_reflections: a red tower's steep faces on a light card take on the card's paleness (Fresnel)."""
+    tower = _position({"C5": {"kind": "tower", "color": "red"}})
+    params = _clean(edition="B", piece_jitter_mm=0.0, size=(800, 600), camera_height_mm=450.0)
+    plain = render_scene(tower, params, seed=2)
+    glossy = render_scene(tower, params.replace(piece_reflections=1.0), seed=2)
+    assert plain.truth == {**glossy.truth, "params": plain.truth["params"]}
+    x, y = (int(round(v)) for v in plain.truth["lot_centers_px"]["C5"])
+    before = plain.image[y - 6:y + 7, x - 6:x + 7].reshape(-1, 3).astype(float)
+    after = glossy.image[y - 6:y + 7, x - 6:x + 7].reshape(-1, 3).astype(float)
+    redness = lambda bgr: float(np.mean(bgr[:, 2] - bgr[:, :2].mean(axis=1)))  # noqa: E731
+    assert redness(after) < redness(before) - 8
+    assert redness(after) > 20  # still a red tower
+    assert np.array_equal(plain.image[:40, :40], glossy.image[:40, :40])  # the table is not a piece

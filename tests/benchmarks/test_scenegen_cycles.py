@@ -1,0 +1,33 @@
+"""Tests of the Cycles renderer's scene set-up (benchmarks/scenegen/cycles.py) that need no Blender."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from scenegen import random_scene
+from scenegen.cycles import main, scene_inputs
+
+
+@pytest.mark.parametrize("seed", [5, 12])
+def test_cycles_scenes_draw_what_random_scene_draws(seed: int) -> None:
+    """Same seed, same position, camera, lamps and art: the two renderers' frames can be compared one to one."""
+    position, params = scene_inputs(seed, (320, 240), {})
+    truth = random_scene(seed, size=(320, 240)).truth
+    assert position == truth["position"]
+    drawn = dict(truth["params"], hand=None, mat=None)
+    assert params.to_json() == drawn
+
+
+def test_cycles_scenes_leave_out_the_hand_and_the_mat() -> None:
+    for seed in range(40):
+        _, params = scene_inputs(seed, (320, 240), {})
+        assert params.hand is None and params.mat is None
+
+
+@pytest.mark.skipif(importlib.util.find_spec("bpy") is not None, reason="Blender's bpy is installed here")
+def test_cycles_cli_without_blender_says_what_it_needs(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(tmp_path), "--count", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "bpy" in err and err.count("\n") == 1
