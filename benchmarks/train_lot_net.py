@@ -259,7 +259,8 @@ def _augment(x: Any, y: Any, generator: Any) -> tuple[Any, Any]:
 
 
 def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 0, scenes: int | None = None,
-        out: Path = OUT) -> None:
+        out: Path = OUT, start_from: Path | None = None, max_lr: float = 3e-3) -> None:
+    """Fit (or, from ``start_from``'s weights, refine) the network; write it with its confidence map."""
     import torch
     import torch.nn.functional as F
 
@@ -279,13 +280,19 @@ def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 
         train, unseen = ~held, np.zeros(len(x), bool)
     print(f"{n} scenes: {train.sum()} training inputs, {held.sum()} held out", file=sys.stderr)
     model = build_torch_model(OUTPUTS)
+    if start_from is not None:
+        with np.load(start_from) as fitted:
+            for layer in model:
+                if hasattr(layer, "name"):
+                    layer.load_state_dict({k: torch.from_numpy(fitted[f"{layer.name}.{k}"])
+                                           for k in layer.state_dict()})
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)  # indexed by train_ids: no copy of the inputs
     train_ids = torch.from_numpy(np.flatnonzero(train))
     counts = np.bincount(y[train].ravel(), minlength=OUTPUTS).astype(np.float64)
     weight = torch.tensor(np.clip((counts.sum() / np.maximum(counts, 1)) ** 0.3, 1, 20), dtype=torch.float32)
     optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=5e-4)
     steps = epochs * ((len(train_ids) + batch - 1) // batch)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=max_lr, total_steps=steps)
     generator = torch.Generator().manual_seed(seed)
     for epoch in range(epochs):
         model.train()
@@ -397,13 +404,16 @@ def main() -> None:
     f.add_argument("--hold-out-edition", default=None)
     f.add_argument("--scenes", type=int, default=None, help="use only the first N cached scenes")
     f.add_argument("-o", "--out", type=Path, default=OUT)
+    f.add_argument("--start-from", type=Path, default=None, help="refine these weights instead of starting afresh")
+    f.add_argument("--max-lr", type=float, default=3e-3, help="peak learning rate (lower to refine)")
     args = parser.parse_args()
     if args.what == "prepare":
         size = tuple(int(v) for v in args.size.split("x")) if args.size else None
         prepare(args.first, args.count, args.jobs, size, args.edition, args.reflections,  # type: ignore[arg-type]
                 args.glass)
     else:
-        fit(args.epochs, args.hold_out_edition, scenes=args.scenes, out=args.out)
+        fit(args.epochs, args.hold_out_edition, scenes=args.scenes, out=args.out, start_from=args.start_from,
+            max_lr=args.max_lr)
 
 
 if __name__ == "__main__":
