@@ -150,7 +150,8 @@ def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = No
     seeds = list(range(first, first + count))
     start = time.time()
     with Pool(jobs) as pool:
-        for done, _ in enumerate(pool.imap_unordered(partial(prepare_one, size=size, edition=edition, reflections=reflections, glass=glass), seeds), 1):
+        one = partial(prepare_one, size=size, edition=edition, reflections=reflections, glass=glass)
+        for done, _ in enumerate(pool.imap_unordered(one, seeds), 1):
             if done % 20 == 0:
                 print(f"prepared {done}/{count} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
 

@@ -40,7 +40,7 @@ from .__main__ import _size
 from .files import write_scene
 from .geometry import TILE_KEYS, Camera, Layout, kelvin_to_linear_bgr, make_camera, make_layout
 from .params import SceneParams
-from .positions import game_positions, parse_position
+from .positions import TileArt, parse_position
 from .render import (
     Scene,
     _camera_gain,
@@ -54,7 +54,7 @@ from .render import (
     canvas_for,
     table_art,
 )
-from .sampling import made_up_art, sample_params
+from .sampling import made_up_art, random_inputs
 
 MM = 0.001  # Blender works in metres
 TILE_TEXTURE_PX = 1024  # per tile side: finer than any frame samples it
@@ -65,10 +65,7 @@ WALL_MM = 1.5  # Looney pyramids are hollow shells, open at the base (they nest 
 
 def scene_inputs(seed: int, size: tuple[int, int], overrides: dict[str, Any]) -> tuple[dict[str, Any], SceneParams]:
     """The position and parameters random_scene(seed) draws, less what only that renderer draws."""
-    rng = np.random.default_rng([seed, 1])
-    positions = game_positions(int(rng.integers(2 ** 31)))
-    position = positions[int(rng.integers(len(positions)))]
-    params = sample_params(rng, size, overrides)
+    position, params = random_inputs(seed, size, overrides=overrides)
     return position, params.replace(hand=None, mat=None)
 
 
@@ -86,10 +83,11 @@ def _material(bpy: Any, name: str, colour: np.ndarray, roughness: float, *, glas
     mat.use_nodes = True
     nodes = mat.node_tree.nodes
     bsdf = nodes["Principled BSDF"]
-    bsdf.inputs["Base Color"].default_value = _rgb(colour)
+    # tinted acrylic: each wall passes its own hue (Principled tints light crossing a surface), and light
+    # through a tower crosses two walls, four surfaces
+    bsdf.inputs["Base Color"].default_value = _rgb(np.sqrt(colour) if glass else colour)
     bsdf.inputs["Roughness"].default_value = roughness
-    if glass:  # tinted acrylic: each wall passes its own hue (Principled tints light crossing a surface)
-        bsdf.inputs["Base Color"].default_value = _rgb(np.sqrt(colour))  # two walls, four crossings
+    if glass:
         bsdf.inputs["Transmission Weight"].default_value = 1.0
         bsdf.inputs["IOR"].default_value = TOWER_GLASS_IOR
     if coat:
@@ -148,10 +146,9 @@ def _uv(obj: Any, per_vertex: list[tuple[float, float]]) -> None:
             layer.data[loop.index].uv = per_vertex[loop.vertex_index]
 
 
-def _tiles(bpy: Any, position: dict[str, Any], params: SceneParams, layout: Layout, art_rng: np.random.Generator,
+def _tiles(bpy: Any, tiles: dict[str, TileArt], params: SceneParams, layout: Layout, art_rng: np.random.Generator,
            folder: Path) -> None:
     """Each tile a card box: its print on top (texture), the cut card on the sides."""
-    tiles, _ = parse_position(position)
     palette = art.guild_palette(art_rng, params.palette_jitter)
     style = art.style_of(params.layout_seed) if params.edition == "R" else None
     roughness = float(np.clip(0.75 - 2.2 * params.tile_gloss, 0.2, 0.8))
@@ -303,12 +300,12 @@ def render_cycles(seed: int, size: tuple[int, int] = (1640, 1232), samples: int 
     camera = make_camera(params)
     canvas = canvas_for(camera)
     art_rng = np.random.default_rng([params.layout_seed, 202])  # the draws of render_scene, in its order
-    _, structures = parse_position(position)
+    tiles, structures = parse_position(position)
     with tempfile.TemporaryDirectory(prefix="boardcam-cycles-") as tmp:
         folder = Path(tmp)
         _setup(bpy, canvas, samples)
         _table(bpy, params, camera, canvas, art_rng, folder)
-        _tiles(bpy, position, params, layout, art_rng, folder)
+        _tiles(bpy, tiles, params, layout, art_rng, folder)
         groups = [*_pieces(structures, layout, params).values(), *_spares(params, layout)]
         for g, group in enumerate(groups):
             for s, shape in enumerate(group):
@@ -323,8 +320,9 @@ def render_cycles(seed: int, size: tuple[int, int] = (1640, 1232), samples: int 
         bpy.ops.render.render(write_still=True)
         linear = _linear_render(bpy, out)
     # the path tracer's radiance is albedo x irradiance / pi; the scene generator's shading leaves out the pi
-    gain = _camera_gain(params, _lamps(params)) * np.float32(math.pi)
-    image = _develop(SimpleNamespace(image=linear * gain), camera, canvas, params, _lamps(params), seed)
+    lamps = _lamps(params)
+    gain = _camera_gain(params, lamps) * np.float32(math.pi)
+    image = _develop(SimpleNamespace(image=linear * gain), camera, canvas, params, lamps, seed)
     truth = _truth(position, params, seed, camera, layout, [])
     truth["renderer"] = "cycles"
     return Scene(image, truth)

@@ -415,7 +415,7 @@ class _Frame:
     ids: np.ndarray  # which piece shape drew each pixel (-1: none)
     ppm: float  # pixels per mm at the board
     reflections: float = 0.0  # SceneParams.piece_reflections
-    clarity: float = 0.22  # SceneParams.tower_clarity
+    clarity: float = SceneParams.tower_clarity
     plane_z: float = 0.0  # height of the tile tops
     surroundings: np.ndarray | None = None  # the lit board and table before the pieces, blurred: what plastic mirrors
 
@@ -490,7 +490,7 @@ def _mirrored(frame: _Frame, points: np.ndarray, normals: np.ndarray, view: np.n
     cos = np.clip(np.einsum("ij,ij->i", normals, view), 0.0, 1.0)
     fresnel = (PLASTIC_F0 + (1 - PLASTIC_F0) * (1 - cos) ** 5) * frame.reflections
     ray = 2 * cos[:, None] * normals - view
-    seen = np.broadcast_to(frame.ambient, colour.shape).astype(np.float32)
+    seen = np.broadcast_to(frame.ambient, colour.shape).astype(np.float32)  # the room, where the ray goes up
     down = ray[:, 2] < -1e-3
     if down.any():
         reach = (frame.plane_z - points[down, 2]) / ray[down, 2]
@@ -499,7 +499,6 @@ def _mirrored(frame: _Frame, points: np.ndarray, normals: np.ndarray, view: np.n
         h, w = frame.surroundings.shape[:2]
         xs = np.clip(np.round(uv[:, 0]).astype(np.int64), 0, w - 1)
         ys = np.clip(np.round(uv[:, 1]).astype(np.int64), 0, h - 1)
-        seen = seen.copy()
         seen[down] = frame.surroundings[ys, xs]
     return np.asarray((1 - fresnel[:, None]) * colour + fresnel[:, None] * seen, dtype=np.float32)
 

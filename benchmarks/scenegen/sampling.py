@@ -163,12 +163,18 @@ def made_up_art(seed: int) -> dict[str, Any]:
     return {"edition": "R", "palette_jitter": float(np.random.default_rng([seed, 5]).uniform(0, MADE_UP_JITTER))}
 
 
-def random_scene(seed: int, size: tuple[int, int] = (1640, 1232), position: dict[str, Any] | None = None,
-                 **overrides: Any) -> Scene:
-    """One random frame: a random ply of a random legal game (unless `position` is given)."""
+def random_inputs(seed: int, size: tuple[int, int] = (1640, 1232), position: dict[str, Any] | None = None,
+                  overrides: dict[str, Any] | None = None) -> tuple[dict[str, Any], SceneParams]:
+    """The position (a random ply of a random legal game, unless given) and parameters of seed's scene."""
     rng = np.random.default_rng([seed, 1])
     if position is None:
         positions = game_positions(int(rng.integers(2 ** 31)))
         position = positions[int(rng.integers(len(positions)))]
-    params = sample_params(rng, size, overrides)
+    return position, sample_params(rng, size, overrides)
+
+
+def random_scene(seed: int, size: tuple[int, int] = (1640, 1232), position: dict[str, Any] | None = None,
+                 **overrides: Any) -> Scene:
+    """One random frame: a random ply of a random legal game (unless `position` is given)."""
+    position, params = random_inputs(seed, size, position, overrides)
     return render_scene(position, params, seed)
