@@ -1,6 +1,7 @@
 """Fit the board network of boardcam.vision.lot_net on generated scenes.
 
-    python benchmarks/train_lot_net.py prepare FIRST COUNT [--jobs 2] [--size WxH] [--edition R]   # render, cache
+    python benchmarks/train_lot_net.py prepare FIRST COUNT [--jobs 2] [--size WxH] [--edition R]
+        [--reflections] [--glass] [--relit]   # render, cache
     python benchmarks/train_lot_net.py fit [--epochs 30] [--hold-out-edition D]
 
 ``prepare`` renders each training seed (from 500 000: disjoint from the
@@ -71,7 +72,7 @@ def covered_lots(truth: dict[str, Any]) -> list[str]:
 
 
 def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | None = None,
-                reflections: bool = False, glass: bool = False) -> Path:
+                reflections: bool = False, glass: bool = False, relit: bool = False) -> Path:
     """Render one training seed and cache the reader's inputs in both modes (lots under a hand: COVERED).
 
     ``edition`` "R" prints every scene in made-up tile art with inks and piece
@@ -81,13 +82,17 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     ``MAX_REFLECTIONS``), and every third scene is in made-up art.
     ``glass``: every tower translucent, and clearer than the benchmarks'
     (``SceneParams.tower_clarity`` drawn per scene up to ``MAX_CLARITY``).
+    ``relit``: the empty board the reference is taken from shines under
+    other lamps than the frame, as after a lamp is switched mid-game (the app
+    keeps its setup reference all game), so that a shading change alone is
+    not learnt to mean a piece.
     """
     import cv2
 
     from bench_vision import truth_in_reader_convention
     from scenegen import SceneParams, render_scene, sample_params
     from scenegen.positions import game_positions
-    from scenegen.sampling import made_up_art
+    from scenegen.sampling import made_up_art, sample_lights
 
     from boardcam.vision import reader
     from boardcam.vision.colour import board_gains, gains_matching, to_lab
@@ -115,7 +120,11 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     CACHE.mkdir(parents=True, exist_ok=True)
     import dataclasses
 
-    empty = render_scene(dict(position, structures={}), dataclasses.replace(params, hand=None), seed + 7_000_000)
+    reference_params = dataclasses.replace(params, hand=None)
+    if relit:
+        lights, ambient, kelvin = sample_lights(np.random.default_rng([seed, 8]))
+        reference_params = dataclasses.replace(reference_params, lights=lights, ambient=ambient, ambient_kelvin=kelvin)
+    empty = render_scene(dict(position, structures={}), reference_params, seed + 7_000_000)
     corners, truth = truth_in_reader_convention(scene.truth)
     points = np.array([corners[k] for k in ("A1", "H1", "H10", "A10")], np.float64)
     if seed % 2:
@@ -143,14 +152,15 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
 
 
 def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None, edition: str | None = None,
-            reflections: bool = False, glass: bool = False) -> None:
+            reflections: bool = False, glass: bool = False, relit: bool = False) -> None:
     from functools import partial
     from multiprocessing import Pool
 
     seeds = list(range(first, first + count))
     start = time.time()
     with Pool(jobs) as pool:
-        one = partial(prepare_one, size=size, edition=edition, reflections=reflections, glass=glass)
+        one = partial(prepare_one, size=size, edition=edition, reflections=reflections, glass=glass,
+                      relit=relit)
         for done, _ in enumerate(pool.imap_unordered(one, seeds), 1):
             if done % 20 == 0:
                 print(f"prepared {done}/{count} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
@@ -400,6 +410,8 @@ def main() -> None:
     p.add_argument("--reflections", action="store_true",
                    help="pieces mirror the board around them (strength drawn per scene), every third scene made-up art")
     p.add_argument("--glass", action="store_true", help="every tower translucent, clearer than the benchmarks'")
+    p.add_argument("--relit", action="store_true",
+                   help="the empty-board reference under other lamps than the frame (a lamp changed mid-game)")
     f = sub.add_parser("fit")
     f.add_argument("--epochs", type=int, default=30)
     f.add_argument("--hold-out-edition", default=None)
@@ -411,7 +423,7 @@ def main() -> None:
     if args.what == "prepare":
         size = tuple(int(v) for v in args.size.split("x")) if args.size else None
         prepare(args.first, args.count, args.jobs, size, args.edition, args.reflections,  # type: ignore[arg-type]
-                args.glass)
+                args.glass, args.relit)
     else:
         fit(args.epochs, args.hold_out_edition, scenes=args.scenes, out=args.out, start_from=args.start_from,
             max_lr=args.max_lr)
