@@ -90,9 +90,8 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     import cv2
 
     from bench_vision import truth_in_reader_convention
-    from scenegen import SceneParams, render_scene, sample_params
-    from scenegen.positions import game_positions
-    from scenegen.sampling import made_up_art, sample_lights
+    from scenegen import SceneParams, render_scene
+    from scenegen.sampling import made_up_art, random_inputs, relit as relight
 
     from boardcam.vision import reader
     from boardcam.vision.colour import board_gains, gains_matching, to_lab
@@ -104,9 +103,6 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     if path.exists():
         return path
     cv2.setNumThreads(1)
-    rng = np.random.default_rng([seed, 1])  # the same draws as scenegen.random_scene
-    positions = game_positions(int(rng.integers(2**31)))
-    position = positions[int(rng.integers(len(positions)))]
     size = size or ((1640, 1232) if seed % 4 else (1296, 972))
     overrides: dict[str, Any] = made_up_art(seed) if edition == "R" else {} if edition is None else {"edition": edition}
     if reflections:
@@ -115,15 +111,14 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     if glass:
         clarity = float(np.random.default_rng([seed, 7]).uniform(SceneParams.tower_clarity, MAX_CLARITY))
         overrides = dict(overrides, tower_look="translucent", tower_clarity=clarity)
-    params = sample_params(rng, size, overrides)
+    position, params = random_inputs(seed, size, overrides=overrides)  # the draws of scenegen.random_scene
     scene = render_scene(position, params, seed)
     CACHE.mkdir(parents=True, exist_ok=True)
     import dataclasses
 
     reference_params = dataclasses.replace(params, hand=None)
     if relit:
-        lights, ambient, kelvin = sample_lights(np.random.default_rng([seed, 8]))
-        reference_params = dataclasses.replace(reference_params, lights=lights, ambient=ambient, ambient_kelvin=kelvin)
+        reference_params = relight(reference_params, np.random.default_rng([seed, 8]))
     empty = render_scene(dict(position, structures={}), reference_params, seed + 7_000_000)
     corners, truth = truth_in_reader_convention(scene.truth)
     points = np.array([corners[k] for k in ("A1", "H1", "H10", "A10")], np.float64)

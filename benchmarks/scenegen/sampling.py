@@ -61,6 +61,12 @@ def sample_lights(rng: np.random.Generator) -> tuple[tuple[Light, ...], float, f
     return tuple(lights), ambient, ambient_kelvin
 
 
+def relit(params: SceneParams, rng: np.random.Generator) -> SceneParams:
+    """The same table under a newly drawn set of lamps and room light (a lamp switched during a game)."""
+    lights, ambient, ambient_kelvin = sample_lights(rng)
+    return dataclasses.replace(params, lights=lights, ambient=ambient, ambient_kelvin=ambient_kelvin)
+
+
 def sample_hand(rng: np.random.Generator, params: SceneParams) -> Hand:
     pitch = params.tile_mm + params.tile_gap_mm
     target = (float(rng.uniform(-2.2, 2.2) * pitch), float(rng.uniform(-2.7, 2.7) * pitch))

@@ -16,7 +16,7 @@ import numpy as np
 from .geometry import make_layout
 from .params import Hand, SceneParams
 from .render import Scene, render_scene
-from .sampling import sample_hand, sample_lights, sample_params
+from .sampling import relit, sample_hand, sample_params
 
 
 def _changed_lot(before: dict[str, Any], after: dict[str, Any]) -> str | None:
@@ -55,8 +55,7 @@ def scene_series(seed: int, positions: Iterable[dict[str, Any]], frames_per_posi
     def emit(position: dict[str, Any], position_index: int, hand: Hand | None) -> Scene:
         nonlocal current, frame_index
         if frame_index in light_changes:
-            lights, ambient, ambient_kelvin = sample_lights(rng)
-            current = dataclasses.replace(current, lights=lights, ambient=ambient, ambient_kelvin=ambient_kelvin)
+            current = relit(current, rng)
         if frame_index in bumps:
             current = dataclasses.replace(
                 current,

@@ -26,4 +26,4 @@ def test_a_relit_reference_changes_the_setup_look_and_not_the_frame(tmp_path: Pa
     assert np.array_equal(same["expected_frame"], relit["expected_frame"])
     assert np.array_equal(same["labels"], relit["labels"])
     shift = np.abs(same["expected_ref"].astype(np.float32) - relit["expected_ref"].astype(np.float32)).mean()
-    assert shift > 0.01
+    assert shift > 0.5  # Lab units; the frame's own look averages about 23
