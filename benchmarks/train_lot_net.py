@@ -2,7 +2,8 @@
 
     python benchmarks/train_lot_net.py prepare FIRST COUNT [--jobs 2] [--size WxH] [--edition R]
         [--reflections] [--glass] [--relit]   # render, cache
-    python benchmarks/train_lot_net.py fit [--epochs 30] [--hold-out-edition D]
+    python benchmarks/train_lot_net.py fit [--epochs 30] [--hold-out-edition D] [--start-from NPZ --max-lr LR]
+    python benchmarks/train_lot_net.py blend FIRST.npz SECOND.npz [--share 0.5] [-o OUT]
 
 ``prepare`` renders each training seed (from 500 000: disjoint from the
 benchmarks' seeds 0.., the tests' and the app bench's games) with its empty
@@ -173,15 +174,25 @@ class _Geometry:
         self.margin_px, self.tile_px, self.camera_centre = MARGIN_PX, TILE_PX, centre
 
 
-def load_cache(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Inputs (2n, C, H, W) in both modes (torch layout), labels (2n, 80), editions (2n,)."""
-    from boardcam.vision.lot_net import net_input
-
+def usable_scenes(paths: list[Path]) -> list[Path]:
+    """The cached scenes a fit uses, in the order whose every 7th (from the 4th) is held out."""
     usable = []
     for path in paths:
         with np.load(path) as d:
             if not bool(d["skip"]):
                 usable.append(path)
+    return usable
+
+
+def cached_paths() -> list[Path]:
+    return sorted((p for cache in CACHES for p in cache.glob("*.npz")), key=lambda p: int(p.stem))
+
+
+def load_cache(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inputs (2n, C, H, W) in both modes (torch layout), labels (2n, 80), editions (2n,)."""
+    from boardcam.vision.lot_net import net_input
+
+    usable = usable_scenes(paths)
     x: np.ndarray | None = None  # filled in place: the inputs of every scene at once take many GB
     y = np.zeros((2 * len(usable), 80), np.int64)
     eds: list[str] = []
@@ -274,7 +285,7 @@ def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 
 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
-    paths = sorted((p for cache in CACHES for p in cache.glob("*.npz")), key=lambda p: int(p.stem))[:scenes]
+    paths = cached_paths()[:scenes]
     x, y, editions = load_cache(paths)
     n = len(x) // 2  # scenes; each appears twice (frame templates, reference), kept together in a split
     scene = np.repeat(np.arange(n), 2)
@@ -288,10 +299,7 @@ def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 
     model = build_torch_model(OUTPUTS)
     if start_from is not None:
         with np.load(start_from) as fitted:
-            for layer in model:
-                if hasattr(layer, "name"):
-                    layer.load_state_dict({k: torch.from_numpy(fitted[f"{layer.name}.{k}"])
-                                           for k in layer.state_dict()})
+            _load_weights(model, dict(fitted))
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)  # indexed by train_ids: no copy of the inputs
     train_ids = torch.from_numpy(np.flatnonzero(train))
     counts = np.bincount(y[train].ravel(), minlength=OUTPUTS).astype(np.float64)
@@ -325,12 +333,56 @@ def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 
         report["unseen_edition"] = _evaluate(weights, temperature, x[unseen], y[unseen])
         print(json.dumps(report, indent=1), file=sys.stderr)
         return  # a generalisation check: the shipped weights are fitted on every edition
-    conf_map = _confidence_map(weights, temperature, x[held], y[held])
+    _write_network(out, weights, temperature, x[held], y[held], n, report)
+
+
+def _load_weights(model: Any, weights: dict[str, np.ndarray]) -> None:
+    import torch
+
+    for layer in model:
+        if hasattr(layer, "name"):
+            layer.load_state_dict({k: torch.from_numpy(np.asarray(weights[f"{layer.name}.{k}"], np.float32))
+                                   for k in layer.state_dict()})
+
+
+def _write_network(out: Path, weights: dict[str, np.ndarray], temperature: float, x_held: np.ndarray,
+                   y_held: np.ndarray, scenes: int, report: dict[str, Any]) -> None:
+    """The weights with the confidence map fitted on the held-out scenes, as the runtime loads them."""
+    conf_map = _confidence_map(weights, temperature, x_held, y_held)
     np.savez(out, **weights, temperature=np.float32(temperature),
              confidence_x=np.array(conf_map["x"]), confidence_y=np.array(conf_map["y"]),
-             sure_from=np.float64(conf_map["sure_from"]), scenes=np.int64(n))
+             sure_from=np.float64(conf_map["sure_from"]), scenes=np.int64(scenes))
     print(json.dumps(report, indent=1), file=sys.stderr)
     print(f"wrote {out}", file=sys.stderr)
+
+
+def blended_weights(first: dict[str, np.ndarray], second: dict[str, np.ndarray], share: float) -> dict[str, np.ndarray]:
+    """``share`` of the way from one network's layers to the other's.
+
+    Only meaningful when one was refined from the other (``fit --start-from``):
+    then both lie in one basin of the loss, and a point between them tends to
+    keep what the refinement learnt (new looks) with less of what it forgot.
+    """
+    layers = [k for k in first if "." in k]  # "conv2.weight", ...: not the temperature or the confidence map
+    if sorted(layers) != sorted(k for k in second if "." in k):
+        raise ValueError("the two networks have different layers")
+    return {k: ((1.0 - share) * first[k].astype(np.float64) + share * second[k].astype(np.float64)).astype(np.float32)
+            for k in layers}
+
+
+def blend(first: Path, second: Path, share: float, out: Path) -> None:
+    """Write the blend of two networks, its temperature and confidence map fitted on the held-out cached scenes."""
+    from boardcam.vision.lot_net import OUTPUTS
+
+    with np.load(first) as a, np.load(second) as b:
+        weights = blended_weights(dict(a), dict(b), share)
+    held = usable_scenes(cached_paths())[3::7]  # the scenes fit holds out
+    x, y, _ = load_cache(held)
+    model = build_torch_model(OUTPUTS)
+    _load_weights(model, weights)
+    temperature = _fit_temperature(model, x, y)
+    report = {"share": share, "held_out": _evaluate(weights, temperature, x, y)}
+    _write_network(out, weights, temperature, x, y, len(held), report)
 
 
 def _accuracy(model: Any, x: np.ndarray, y: np.ndarray) -> str:
@@ -414,11 +466,18 @@ def main() -> None:
     f.add_argument("-o", "--out", type=Path, default=OUT)
     f.add_argument("--start-from", type=Path, default=None, help="refine these weights instead of starting afresh")
     f.add_argument("--max-lr", type=float, default=3e-3, help="peak learning rate (lower to refine)")
+    m = sub.add_parser("blend", help="a network between one and its refinement (temperature and map refitted)")
+    m.add_argument("first", type=Path)
+    m.add_argument("second", type=Path)
+    m.add_argument("--share", type=float, default=0.5, help="how far towards the second (0 to 1)")
+    m.add_argument("-o", "--out", type=Path, default=OUT)
     args = parser.parse_args()
     if args.what == "prepare":
         size = tuple(int(v) for v in args.size.split("x")) if args.size else None
         prepare(args.first, args.count, args.jobs, size, args.edition, args.reflections,  # type: ignore[arg-type]
                 args.glass, args.relit)
+    elif args.what == "blend":
+        blend(args.first, args.second, args.share, args.out)
     else:
         fit(args.epochs, args.hold_out_edition, scenes=args.scenes, out=args.out, start_from=args.start_from,
             max_lr=args.max_lr)

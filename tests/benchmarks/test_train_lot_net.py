@@ -1,4 +1,4 @@
-"""Tests of what benchmarks/train_lot_net.py caches for the network (no torch needed)."""
+"""Tests of benchmarks/train_lot_net.py that need no torch: what it caches, how it blends two networks."""
 
 from __future__ import annotations
 
@@ -27,3 +27,27 @@ def test_a_relit_reference_changes_the_setup_look_and_not_the_frame(tmp_path: Pa
     assert np.array_equal(same["labels"], relit["labels"])
     shift = np.abs(same["expected_ref"].astype(np.float32) - relit["expected_ref"].astype(np.float32)).mean()
     assert shift > 0.5  # Lab units; the frame's own look averages about 23
+
+
+def _network(value: float) -> dict[str, np.ndarray]:
+    return {"stem.weight": np.full((2, 3), value, np.float32), "stem.bias": np.full(2, value, np.float32),
+            "temperature": np.float32(9.0), "confidence_x": np.arange(3.0)}
+
+
+def test_a_blend_lies_the_share_of_the_way_from_the_first_network_to_the_second() -> None:
+    first, second = _network(1.0), _network(3.0)
+    assert np.array_equal(train_lot_net.blended_weights(first, second, 0.0)["stem.weight"], first["stem.weight"])
+    assert np.array_equal(train_lot_net.blended_weights(first, second, 1.0)["stem.bias"], second["stem.bias"])
+    quarter = train_lot_net.blended_weights(first, second, 0.25)
+    assert np.allclose(quarter["stem.weight"], 1.5) and quarter["stem.weight"].dtype == np.float32
+
+
+def test_a_blend_takes_only_the_layers_the_temperature_and_map_are_fitted_again() -> None:
+    blended = train_lot_net.blended_weights(_network(1.0), _network(2.0), 0.5)
+    assert sorted(blended) == ["stem.bias", "stem.weight"]
+
+
+def test_networks_with_other_layers_do_not_blend() -> None:
+    other = dict(_network(2.0), **{"conv2.weight": np.zeros(1, np.float32)})
+    with pytest.raises(ValueError, match="different layers"):
+        train_lot_net.blended_weights(_network(1.0), other, 0.5)
