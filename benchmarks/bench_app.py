@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from boardcam.engine.aliencity import Game, Move, Position, random_game
+from boardcam.engine.errors import InputError
 from boardcam.firmware.config import Config
 from boardcam.firmware.display import NullDisplay
 from boardcam.firmware.lights import Light, NoLights
 from boardcam.firmware.referee import Observation
 from boardcam.firmware.runner import create_loop, vision_reader
-from boardcam.firmware.sources.replay import GeneratedGame, ReplaySource, generated_game_images
+from boardcam.firmware.sources.replay import GeneratedGame, ReplaySource, generated_game_images, picture_images
 
 
 def game_with_a_mistake(seed: int) -> tuple[Game, list[dict[str, Any]], list[dict[str, Any]]]:
@@ -222,3 +223,83 @@ if __name__ == "__main__":
 
     print(json.dumps(bench_app(games=int(sys.argv[1]) if len(sys.argv) > 1 else 1,
                                reader=sys.argv[2] if len(sys.argv) > 2 else "vision"), indent=1))
+
+
+def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) -> dict[str, Any]:
+    """The app on a game recorded as photos (one or more per move), each with its ``.json`` truth beside it.
+
+    What ``boardcam run --source replay:FOLDER`` does (each photo held
+    ``hold_s``), with figures that need no knowledge of how the photos were
+    made.  The truth boards, in name order, are walked with the engine: a
+    board one legal move on from the last accepted one is the next ply; any
+    other change (``illegal_in_truth``) is a board the app should warn about.
+    ``moves_right`` compares the app's log with the accepted truth ply by
+    ply; ``warnings`` counts the app's warnings, with their reasons; ``wrong``
+    lists each ply whose logged change differs from the truth's, to look at.
+    Photos marked ``occluded`` are shown to the app but are not truth boards.
+    """
+    from bench_vision import photo_pairs, truth_in_reader_convention
+
+    from boardcam.engine.aliencity.inference import infer_move
+
+    pairs = photo_pairs(folder)
+    shown = [truth_in_reader_convention(t)[1] if t.get("corners_px") is not None else t["position"]
+             for _, t in pairs if not t.get("occluded")]
+    if not shown:
+        raise InputError(f"bench photo-game: every photo in {str(folder)!r} is marked occluded")
+    boards = [b for i, b in enumerate(shown) if i == 0 or b["structures"] != shown[i - 1]["structures"]]
+    accepted, illegal = [boards[0]], 0
+    walk = Game(Position.from_json(boards[0]))
+    for board in boards[1:]:
+        inference = infer_move(walk.position, Position.from_json(board), walk)
+        if inference.kind == "move" and inference.move is not None and not walk.violations(inference.move):
+            walk.push(inference.move)
+            accepted.append(board)
+        elif inference.kind != "unchanged":
+            illegal += 1
+    source = ReplaySource(picture_images([path for path, _ in pairs]), name=f"photos:{folder}", fps=fps,
+                          hold_frames=max(1, round(hold_s * fps)))
+    with tempfile.TemporaryDirectory() as logs:
+        loop = create_loop(Config(), source=source, reader=vision_reader(None), lights=NoLights(),
+                           display=NullDisplay(), log_dir=Path(logs), resume=False)
+        stats = loop.run()
+        loop.close()
+    logged = _positions_of(loop.referee.game)
+    plies = range(1, max(len(accepted), len(logged)))
+    wrong = [{"ply": ply,
+              "truth": _change(accepted[ply - 1], accepted[ply]) if ply < len(accepted) else None,
+              "logged": _change(logged[ply - 1], logged[ply]) if ply < len(logged) else None}
+             for ply in plies
+             if ply >= len(accepted) or ply >= len(logged) or accepted[ply]["structures"] != logged[ply]["structures"]]
+    warnings = ["; ".join([*r["problems"], *(v["message"] for v in r["violations"])])
+                for e in stats.events for r in e.outputs.records if r.get("type") == "verdict" and not r.get("legal")]
+    return {
+        "photos": len(pairs),
+        "hold_s": hold_s,
+        "tiles_right": bool(logged) and logged[0]["tiles"] == boards[0]["tiles"],
+        "moves_total": len(accepted) - 1,
+        "moves_right": sum(1 for got, want in zip(logged[1:], accepted[1:])
+                           if got["structures"] == want["structures"]),
+        "illegal_in_truth": illegal,
+        "warnings": len(warnings),
+        "warning_reasons": warnings,
+        "wrong": wrong,
+    }
+
+
+def _positions_of(game: Game | None) -> list[dict[str, Any]]:
+    """The position JSON before the first move and after each (none: the app never left setup)."""
+    if game is None:
+        return []
+    replay = Game(Position(game.position.tiles))
+    positions = [replay.position.to_json()]
+    for move in game.moves:
+        replay.push(move)
+        positions.append(replay.position.to_json())
+    return positions
+
+
+def _change(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """The lots whose structure differs between two boards, with what stands there after."""
+    old, new = before["structures"], after["structures"]
+    return {lot: new.get(lot) for lot in sorted(set(old) | set(new)) if old.get(lot) != new.get(lot)}

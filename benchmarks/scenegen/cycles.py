@@ -1,6 +1,7 @@
 """The same scenes through Blender's Cycles path tracer: a second, independent renderer.
 
     python -m scenegen.cycles OUT_DIR --count N --seed S [--samples 48] [--edition R] [--size WxH]
+    python -m scenegen.cycles OUT_DIR --game G --plies N --seed S ...   # one photo per move of a game
 
 Why: the reader is fitted and tuned on scenes of this package's own ray
 caster, whose plastic, gloss, shadows and light are simple formulas.  A
@@ -15,6 +16,9 @@ placement as ``random_scene(seed)`` (without the hand and the mat, which
 only that renderer draws); lens distortion, vignetting, blur, sensor noise
 and JPEG are the same development step.  The truth JSON is the same format,
 so ``boardcam bench photos --dir OUT_DIR`` reads and scores the folder.
+With ``--game`` the folder is one game photographed after every move (the
+engine's random game G, up to ply N, under seed S's camera, lamps and art),
+which ``boardcam bench photo-game --dir OUT_DIR`` referees like a recording.
 
 Needs the ``bpy`` package (Blender as a Python module, Python 3.11 only; a
 large download, so kept out of the project's dependencies):
@@ -63,9 +67,14 @@ TOWER_GLASS_IOR = 1.49  # acrylic
 WALL_MM = 1.5  # Looney pyramids are hollow shells, open at the base (they nest and stack)
 
 
-def scene_inputs(seed: int, size: tuple[int, int], overrides: dict[str, Any]) -> tuple[dict[str, Any], SceneParams]:
-    """The position and parameters random_scene(seed) draws, less what only that renderer draws."""
-    position, params = random_inputs(seed, size, overrides=overrides)
+def scene_inputs(seed: int, size: tuple[int, int], overrides: dict[str, Any],
+                 position: dict[str, Any] | None = None) -> tuple[dict[str, Any], SceneParams]:
+    """The position and parameters random_scene(seed) draws, less what only that renderer draws.
+
+    With ``position`` given, that position under the parameters
+    random_scene(seed, position=position) draws: a fixed table for a series.
+    """
+    position, params = random_inputs(seed, size, position, overrides)
     return position, params.replace(hand=None, mat=None)
 
 
@@ -291,11 +300,11 @@ def _linear_render(bpy: Any, path: Path) -> np.ndarray:
 
 
 def render_cycles(seed: int, size: tuple[int, int] = (1640, 1232), samples: int = 48,
-                  overrides: dict[str, Any] | None = None) -> Scene:
-    """Render seed's scene with Cycles and develop it as the camera would."""
+                  overrides: dict[str, Any] | None = None, position: dict[str, Any] | None = None) -> Scene:
+    """Render seed's scene (or ``position`` on seed's table) with Cycles and develop it as the camera would."""
     import bpy  # Blender as a module: only this renderer needs it
 
-    position, params = scene_inputs(seed, size, dict(overrides or {}))
+    position, params = scene_inputs(seed, size, dict(overrides or {}), position)
     layout = make_layout(params)
     camera = make_camera(params)
     canvas = canvas_for(camera)
@@ -337,20 +346,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=48, help="path-tracing samples per pixel (default 48)")
     parser.add_argument("--edition", choices=("A", "B", "C", "D", "R"), default=None,
                         help="every scene in this tile art (R: made-up art per scene)")
+    parser.add_argument("--game", type=int, default=None, metavar="G",
+                        help="photograph the engine's random game G after every move instead (seed S's table)")
+    parser.add_argument("--plies", type=int, default=None, metavar="N", help="with --game: up to ply N (default all)")
     args = parser.parse_args(argv)
+    if args.plies is not None and (args.game is None or args.plies < 0):
+        print("scenegen.cycles: error: --plies needs --game and a ply count of 0 or more", file=sys.stderr)
+        return 2
     try:
         import bpy  # noqa: F401
     except ImportError:
         print("scenegen.cycles: error: needs the bpy package (pip install bpy==4.2.0, Python 3.11)",
               file=sys.stderr)
         return 2
+    if args.game is not None:
+        return _render_game(args)
     for seed in range(args.seed, args.seed + args.count):
-        overrides = {} if args.edition is None else made_up_art(seed) if args.edition == "R" \
-            else {"edition": args.edition}
         start = time.perf_counter()
-        scene = render_cycles(seed, args.size, args.samples, overrides)
+        scene = render_cycles(seed, args.size, args.samples, _look(args.edition, seed))
         write_scene(scene, args.out_dir, f"cycles_{seed:05d}")
         print(f"seed {seed}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    return 0
+
+
+def _look(edition: str | None, seed: int) -> dict[str, Any]:
+    return {} if edition is None else made_up_art(seed) if edition == "R" else {"edition": edition}
+
+
+def _render_game(args: argparse.Namespace) -> int:
+    """One photo of the empty board and one after every move, the camera, lamps and art of ``--seed``."""
+    from .positions import game_positions
+
+    positions = game_positions(args.game)
+    plies = len(positions) - 1 if args.plies is None else min(args.plies, len(positions) - 1)
+    for ply, position in enumerate(positions[: plies + 1]):
+        start = time.perf_counter()
+        scene = render_cycles(args.seed, args.size, args.samples, _look(args.edition, args.seed), position)
+        write_scene(scene, args.out_dir, f"game{args.game}_ply{ply:03d}", image_format="jpg")
+        print(f"ply {ply}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return 0
 
 

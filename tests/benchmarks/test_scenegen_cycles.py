@@ -31,3 +31,21 @@ def test_cycles_cli_without_blender_says_what_it_needs(tmp_path: object, capsys:
     assert main([str(tmp_path), "--count", "1"]) == 2
     err = capsys.readouterr().err
     assert "bpy" in err and err.count("\n") == 1
+
+
+def test_a_given_position_is_drawn_on_the_seeds_table() -> None:
+    """A game series keeps one camera, lamps and art: what random_scene(seed, position=...) draws."""
+    from scenegen import game_positions
+
+    positions = game_positions(100)
+    for position in (positions[0], positions[5]):
+        got, params = scene_inputs(7, (320, 240), {}, position)
+        truth = random_scene(7, size=(320, 240), position=position).truth
+        assert got == position
+        assert params.to_json() == dict(truth["params"], hand=None, mat=None)
+
+
+def test_plies_need_a_game(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(tmp_path), "--plies", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "--plies needs --game" in err and err.count("\n") == 1

@@ -58,3 +58,23 @@ def test_the_noisy_reader_misreads_one_piece_confidently_for_a_few_readings():
     assert len(runs) >= 10 and set(runs) == {1, 2, 3}  # a few readings, then right again
     again = [o.position for o in readings(5)]
     assert again == [o.position for o in readings(5)]  # seeded: a run is repeatable
+
+
+def test_a_photo_series_with_an_illegal_build_put_right(tmp_path):
+    """Photos one per move (and a hand between moves), written as the scene generator writes scenes."""
+    import scenegen
+    from bench_app import bench_photo_game
+    from helpers import apply, game_after, illegal_build, played_game, positions_of
+
+    game = played_game(31)
+    boards = positions_of(game)
+    bad = apply(boards[2], illegal_build(game_after(game, 2)))
+    series = scenegen.scene_series(31, boards[:3] + [bad] + boards[3:5], 1, hands=True, size=(820, 616),
+                                   yaw_deg=5.0)
+    for index, scene in enumerate(series):
+        scenegen.write_scene(scene, tmp_path, f"IMG_{index:04d}", image_format="jpg")
+    figures = bench_photo_game(tmp_path)
+    assert figures["photos"] > 6  # the hand photos too
+    assert figures["moves_total"] == 4 and figures["illegal_in_truth"] == 1
+    assert figures["tiles_right"] and figures["moves_right"] == 4 and figures["wrong"] == []
+    assert figures["warnings"] == 1 and "cannot go on" in figures["warning_reasons"][0]

@@ -82,10 +82,11 @@ def test_reader_is_an_option_of_the_app_bench_only(capsys: pytest.CaptureFixture
     assert "--reader" in capsys.readouterr().err
 
 
-def test_dir_goes_with_the_photos_bench_only(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
-    assert main(["bench", "photos"]) == 2
-    assert "bench photos needs --dir FOLDER" in capsys.readouterr().err
+@pytest.mark.parametrize("what", ["photos", "photo-game"])
+def test_dir_goes_with_the_photo_benches_only(what: str, capsys: pytest.CaptureFixture[str], tmp_path) -> None:
+    assert main(["bench", what]) == 2
+    assert f"bench {what} needs --dir FOLDER" in capsys.readouterr().err
     assert main(["bench", "engine", "--dir", str(tmp_path)]) == 2
-    assert "--dir is an option of bench photos only" in capsys.readouterr().err
-    assert main(["bench", "photos", "--dir", str(tmp_path)]) == 2  # an empty folder
+    assert "--dir is an option of bench photos and photo-game only" in capsys.readouterr().err
+    assert main(["bench", what, "--dir", str(tmp_path)]) == 2  # an empty folder
     assert "no image" in capsys.readouterr().err

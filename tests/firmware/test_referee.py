@@ -366,3 +366,18 @@ def test_a_piece_read_as_gone_needs_a_surer_reading_than_a_new_one(boards):
     for _ in range(3):
         out = referee.observe(seen(gone, {old_lot: 0.99}))
     assert out.light is Light.RED and any("removed" in p or "moved" in p for p in referee.verdict.problems)
+
+
+def test_a_recording_that_runs_out_mid_game_ends_it_scored_as_it_stands(boards):
+    referee = started(boards, plies=6)
+    score = referee.game.score().to_json()
+    out = referee.recording_ended()
+    assert referee.phase is Phase.OVER
+    assert [r["type"] for r in out.records] == ["end"]
+    assert out.records[0]["reason"] == "recording ended" and out.records[0]["score"] == score
+    assert out.screen.title.startswith("Recording ended")
+    assert referee.recording_ended().records == ()  # already over: nothing more to log
+
+
+def test_a_recording_that_never_left_setup_logs_nothing():
+    assert Referee().recording_ended().records == ()

@@ -140,3 +140,26 @@ def test_replay_of_a_generated_game_and_of_a_game_record(tmp_path):
     assert len(seen) == 3  # the empty board and two moves, one picture each
     with pytest.raises(SourceError, match="game:SEED"):
         open_source("replay:game:x")
+
+
+def test_a_held_replay_shows_each_picture_that_long_and_marks_the_change(tmp_path):
+    for i, image in enumerate(_images(2)):
+        cv2.imwrite(str(tmp_path / f"photo-{i}.png"), image)
+    with open_source(f"replay:{tmp_path}", hold_frames=3) as source:
+        frames = [source.read() for _ in range(6)]
+        with pytest.raises(StopIteration):
+            source.read()
+    assert [int(f.image[0, 0, 0]) for f in frames] == [0, 0, 0, 10, 10, 10]
+    assert [f.cut for f in frames] == [True, False, False, True, False, False]
+    assert [f.index for f in frames] == list(range(6))
+
+
+def test_an_unheld_replay_marks_no_change():
+    source = ReplaySource(lambda: iter(_images(2)))
+    source.open()
+    assert not source.read().cut and not source.read().cut
+
+
+def test_a_picture_cannot_be_held_for_no_frames():
+    with pytest.raises(SourceError, match="at least one frame"):
+        ReplaySource(lambda: iter(_images(1)), hold_frames=0)

@@ -136,6 +136,13 @@ class RefereeLoop:
                 self.gamelog.flush()
         return self.stats
 
+    def end_recording(self) -> None:
+        """The replay ran out: end the game under way (see Referee.recording_ended) and log it."""
+        end = self.stats.events[-1].time if self.stats.events else 0.0
+        self._apply(self.referee.recording_ended(), max(self.stats.frames - 1, 0), end)
+        if self.gamelog is not None:
+            self.gamelog.flush()
+
     # ----------------------------------------------------------------- steps
 
     def step(self) -> bool:
@@ -170,6 +177,8 @@ class RefereeLoop:
         for event in self.lights.poll():
             self._apply(self.referee.press(event), frame.index, self._now(frame))
         lores = frame.lores if frame.lores is not None else make_lores(frame.image, self.lores_width)
+        if frame.cut:
+            self.motion.reset()  # the next photo of a series: whatever changed, it came with no motion filmed
         state = self.motion.update(lores)
         if state.moving:
             self._last_motion_time = frame.timestamp

@@ -181,6 +181,16 @@ class Referee:
             return self._observe_over(observation)
         return self._observe_game(observation)
 
+    def recording_ended(self) -> Outputs:
+        """A replayed recording ran out: a game under way ends there, scored as it stands.
+
+        Left unfinished, the next ``boardcam run`` would resume the recorded
+        game at the live table (or a second recording would continue the first).
+        """
+        if self.game is None or self.phase is Phase.OVER:
+            return self._emit(self._outputs.light, self._outputs.screen)
+        return self._finish("recording ended")
+
     def press(self, event: ButtonEvent) -> Outputs:
         if event is not ButtonEvent.NEW:
             self._new_pending = False
@@ -730,8 +740,12 @@ class Referee:
                                       bonus_from=LOT_NAMES[bonus.green]))
         winner = score.winner
         margin = abs(score.total("white") - score.total("black"))
-        title = "Game over: tie" if winner == "tie" else f"Game over: {winner.capitalize()} wins"
-        lines = ["A tie." if winner == "tie" else f"{winner.capitalize()} wins by {margin}"]
+        if self.end_reason == "recording ended":  # a replay ran out, perhaps mid-game: the score as it stands
+            title = "Recording ended: tie" if winner == "tie" else f"Recording ended: {winner.capitalize()} leads"
+        else:
+            title = "Game over: tie" if winner == "tie" else f"Game over: {winner.capitalize()} wins"
+        lines = ["A tie." if winner == "tie" else f"{winner.capitalize()} ahead by {margin}"
+                 if self.end_reason == "recording ended" else f"{winner.capitalize()} wins by {margin}"]
         if self.game.void_caps:
             lines.append("Cap on " + ", ".join(LOT_NAMES[x] for x in sorted(self.game.void_caps))
                          + " does not score (final turn)")

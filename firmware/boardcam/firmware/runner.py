@@ -224,8 +224,9 @@ def create_loop(
     log_dir: Path | None = None,
     heartbeat: Callable[[], None] | None = None,
     sleep: Callable[[float], None] | None = None,
+    resume: bool = True,
 ) -> RefereeLoop:
-    """A ready loop; resumes the newest unfinished game in the log directory."""
+    """A ready loop; resumes the newest unfinished game in the log directory unless told not to."""
     if source is None:
         source = open_source(config.source.spec, width=config.source.width,
                              height=config.source.height, fps=config.source.fps,
@@ -239,7 +240,7 @@ def create_loop(
     referee = Referee(config.game.rules, min_confidence=config.motion.min_confidence,
                       max_looks=config.motion.max_looks, confirm_reads=config.motion.confirm_reads)
     initial = None
-    unfinished = unfinished_game(directory)
+    unfinished = unfinished_game(directory) if resume else None
     if unfinished is not None:
         try:
             game = game_from_records(read_records(unfinished), str(unfinished))

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from boardcam.engine.errors import InputError
+
 log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -21,6 +23,10 @@ DEMO_RECORD = REPO_ROOT / "examples" / "demo-game.json"
 DEMO_SEED = 2026
 DEMO_ILLEGAL_AFTER_PLY = 9  # the illegal build comes as the 10th move, then is put right
 DEMO_LIGHT_CHANGE_AT = 40  # rendered picture from which new lamps shine
+#: seconds a replayed photo stands for: photos taken one per move show a still
+#: table, and the app reads a board only after several quiet frames
+PHOTO_HOLD_S = 0.5
+MAX_HOLD_S = 60.0
 
 
 def register(subparsers: Any) -> None:
@@ -32,6 +38,9 @@ def register(subparsers: Any) -> None:
                      "/etc/boardcam/config.toml for the service, else ~/.config/boardcam/config.toml)")
     run.add_argument("--display", choices=("none", "ssd1306", "st7789", "terminal"),
                      help="override display.kind")
+    run.add_argument("--hold", type=float, metavar="SECONDS", default=None,
+                     help=f"replays: show every picture this long (default {PHOTO_HOLD_S:g} s for a folder "
+                          "of photos or one photo, one frame each for a video; 0: one frame each)")
     run.add_argument("--max-frames", type=int, default=None, help=argparse.SUPPRESS)
     run.set_defaults(func=cmd_run)
 
@@ -68,18 +77,46 @@ def cmd_run(args: argparse.Namespace) -> int:
         config = replace(config, display=replace(config.display, kind=args.display))
     if not getattr(args, "verbose", 0):  # -v on the command line wins over the config
         logging.getLogger("boardcam").setLevel(config.logging.level.upper())
-    spec = args.source or config.source.spec
+    spec = (args.source or config.source.spec).strip()
+    replay = spec.startswith("replay:")
+    options = {}
+    if replay:
+        options = replay_hold(spec[len("replay:"):], args.hold, config.source.fps)
+    elif args.hold is not None:
+        raise InputError("--hold: only a replay (--source replay:PATH) can hold its pictures")
     source = open_source(spec, width=config.source.width, height=config.source.height,
-                         fps=config.source.fps, lores_width=config.source.lores_width)
-    loop = create_loop(config, source=source, heartbeat=systemd_heartbeat())
+                         fps=config.source.fps, lores_width=config.source.lores_width, **options)
+    # a recording is a game of its own: it neither continues an unfinished game nor is continued
+    loop = create_loop(config, source=source, heartbeat=systemd_heartbeat(), resume=not replay)
     log.info("refereeing from %s; game log in %s", source.name, loop.gamelog.directory if loop.gamelog else "-")
     try:
-        loop.run(max_frames=args.max_frames)
+        stats = loop.run(max_frames=args.max_frames)
     except KeyboardInterrupt:
         pass
+    else:
+        if replay:
+            if stats.frames and not stats.reads:
+                log.warning("the replay never stood still long enough to read the board (%d frames); photos "
+                            "taken one per move need --hold", stats.frames)
+            loop.end_recording()
     finally:
         loop.close()
     return 0
+
+
+def replay_hold(path: str, hold_s: float | None, fps: float) -> dict[str, int]:
+    """The ``hold_frames`` option of a replay: photos are held, a video's frames are not unless asked."""
+    from ..sources.replay import IMAGE_SUFFIXES
+
+    if hold_s is not None and not 0 <= hold_s <= MAX_HOLD_S:
+        raise InputError(f"--hold: must be 0 to {MAX_HOLD_S:g} seconds, got {hold_s:g}")
+    if hold_s is None:
+        target = Path(path).expanduser()
+        photos = target.is_dir() or target.suffix.lower() in IMAGE_SUFFIXES
+        if not photos:
+            return {}  # a video, a game record or game:SEED: their own pace
+        hold_s = PHOTO_HOLD_S
+    return {"hold_frames": max(1, round(hold_s * fps))}
 
 
 def demo_script(record: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:

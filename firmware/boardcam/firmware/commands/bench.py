@@ -1,4 +1,4 @@
-"""``boardcam bench engine|vision|vision-game|photos|app|teach|camera|drift|board|scenes``: speed and accuracy harnesses.
+"""``boardcam bench engine|vision|vision-game|photos|app|photo-game|teach|camera|drift|board|scenes``: harnesses.
 
 The harnesses and the scene generator live in the source tree's
 ``benchmarks/`` folder (they are not part of the runtime package), so this
@@ -41,12 +41,15 @@ HARNESSES = {
     "vision-game": Harness("bench_vision", "bench_vision_in_game", count="games", counts="games"),
     "photos": Harness("bench_vision", "bench_photos", count=None, seed=None),
     "app": Harness("bench_app", "bench_app", counts="games"),
+    "photo-game": Harness("bench_app", "bench_photo_game", count=None, seed=None),
     "teach": Harness("bench_calibration", "bench_teach", count="tables", seed=None, counts="tables"),
     "camera": Harness("bench_calibration", "bench_camera", count="seeds", counts="calibrations"),
     "drift": Harness("bench_calibration", "bench_drift", count="tables", counts="tables"),
     "board": Harness("bench_find_board", "bench_find_board"),
     "scenes": Harness("scenegen.bench", "bench_scenes"),
 }
+#: the harnesses that read a folder of labelled photos (--dir) instead of generating scenes
+FOLDER_HARNESSES = ("photos", "photo-game")
 
 
 def register(subparsers: Any) -> None:
@@ -61,7 +64,8 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--edition", choices=("A", "B", "C", "D", "R"), default=None,
                        help="vision and app: every scene printed in this tile edition (R: made-up art per scene)")
     bench.add_argument("--dir", default=None, metavar="FOLDER",
-                       help="photos only: images with a <name>.json record beside each (position, optional corners_px)")
+                       help="photos and photo-game only: images with a <name>.json record beside each "
+                            "(position, optional corners_px); photo-game: a game's photos in name order")
     bench.set_defaults(func=run)
 
 
@@ -117,10 +121,11 @@ def run(args: argparse.Namespace) -> int:
         if args.what not in ("vision", "app"):
             raise InputError(f"bench {args.what}: --edition is an option of bench vision and bench app only")
         options["edition"] = args.edition
-    if (getattr(args, "dir", None) is not None) != (args.what == "photos"):
-        raise InputError("bench photos needs --dir FOLDER" if args.what == "photos"
-                         else f"bench {args.what}: --dir is an option of bench photos only")
-    if args.what == "photos":
+    takes_folder = args.what in FOLDER_HARNESSES
+    if (getattr(args, "dir", None) is not None) != takes_folder:
+        raise InputError(f"bench {args.what} needs --dir FOLDER" if takes_folder
+                         else f"bench {args.what}: --dir is an option of bench photos and photo-game only")
+    if takes_folder:
         options["folder"] = args.dir
     if args.what == "engine":
         figures: dict[str, Any] = load_harness("engine")()

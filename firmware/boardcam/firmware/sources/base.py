@@ -32,6 +32,9 @@ class Frame:
     lores: np.ndarray | None  # small grayscale uint8 for the motion check
     timestamp: float  # seconds, time.monotonic() domain
     index: int
+    # a new picture with no motion filmed before it (the next of a series of
+    # replayed photos): the board may have changed however little it differs
+    cut: bool = False
 
 
 class SourceError(InputError):

@@ -26,6 +26,12 @@ class ReplaySource(SourceBase):
 
     ``images`` is a zero-argument callable so a source can be reopened (the
     loop reopens sources after errors) and restart from the beginning.
+
+    With ``hold_frames`` > 1 every picture is shown that many frames, the
+    first of them marked ``cut``: photos taken one per move show a still
+    table each, and the app reads a board only after several quiet frames
+    and a change (a new piece alone may differ too little from the last
+    photo to count as motion).  Frames cut from a video need no holding.
     """
 
     def __init__(
@@ -38,7 +44,10 @@ class ReplaySource(SourceBase):
         lores_width: int = 160,
         on_item: Callable[[int, Any], None] | None = None,
         make_lores: bool = False,
+        hold_frames: int = 1,
     ) -> None:
+        if hold_frames < 1:
+            raise SourceError(f"replay: each picture must be shown at least one frame, not {hold_frames}")
         self.name = name
         self.make_lores = make_lores
         self.fps = fps
@@ -49,16 +58,24 @@ class ReplaySource(SourceBase):
         self._count = 0
         self._started = 0.0
         self._on_item = on_item
+        self.hold_frames = hold_frames
+        self._held: tuple[Any, int] | None = None  # the picture being held, and for how many more frames
 
     def open(self) -> None:
         self._iterator = iter(self._images())
+        self._held = None
         self._count = 0
         self._started = time.monotonic()
 
     def read(self, timeout: float = 2.0) -> Frame:
         if self._iterator is None:
             raise SourceError(f"{self.name}: read before open")
-        item = next(self._iterator)  # StopIteration ends the replay
+        cut = self._held is None or self._held[1] == 0
+        if cut:
+            self._held = (next(self._iterator), self.hold_frames)  # StopIteration ends the replay
+        assert self._held is not None
+        item, left = self._held
+        self._held = (item, left - 1)
         if self._on_item is not None:
             self._on_item(self._count, item)
         image = _image_of(item)
@@ -77,6 +94,7 @@ class ReplaySource(SourceBase):
             lores=make_lores(image, self.lores_width) if self.make_lores else None,
             timestamp=timestamp,
             index=self._count,
+            cut=cut and self.hold_frames > 1,
         )
         self._count += 1
         return frame
@@ -104,6 +122,11 @@ def folder_images(folder: Path) -> Callable[[], Iterator[np.ndarray]]:
     files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if not files:
         raise SourceError(f"replay: no images ({', '.join(IMAGE_SUFFIXES)}) in {folder}")
+    return picture_images(files)
+
+
+def picture_images(files: list[Path]) -> Callable[[], Iterator[np.ndarray]]:
+    """The pictures, read one at a time as the replay reaches them (a long series never sits in memory)."""
 
     def generate() -> Iterator[np.ndarray]:
         import cv2
@@ -206,7 +229,11 @@ def record_positions(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 def replay_source(target: str, *, fps: float = 30.0, realtime: bool = False,
                   lores_width: int = 160, **options: Any) -> ReplaySource:
-    """``replay:PATH`` where PATH is a folder, a video, a game record .json, or ``game:SEED``."""
+    """``replay:PATH`` where PATH is a folder, a video, a game record .json, or ``game:SEED``.
+
+    ``hold_frames``: how many frames each picture of a folder, video or image
+    is shown (see :class:`ReplaySource`), or each still position of a game.
+    """
     if target.startswith("game:"):
         try:
             seed = int(target[5:] or 0)
@@ -220,6 +247,7 @@ def replay_source(target: str, *, fps: float = 30.0, realtime: bool = False,
     path = Path(target).expanduser()
     if not path.exists():
         raise SourceError(f"replay: no such file or folder: {path}")
+    hold = int(options.get("hold_frames", 1))  # a game record holds its positions itself
     if path.is_dir():
         images = folder_images(path)
     elif path.suffix.lower() == ".json":
@@ -233,20 +261,8 @@ def replay_source(target: str, *, fps: float = 30.0, realtime: bool = False,
     elif path.suffix.lower() in VIDEO_SUFFIXES:
         images = video_images(path)
     elif path.suffix.lower() in IMAGE_SUFFIXES:
-        images = _single_image(path)
+        images = picture_images([path])
     else:
         raise SourceError(f"replay: {path} is neither a folder, a video, an image nor a game record")
     return ReplaySource(images, name=f"replay:{path}", fps=fps, realtime=realtime,
-                        lores_width=lores_width)
-
-
-def _single_image(path: Path) -> Callable[[], Iterator[np.ndarray]]:
-    def generate() -> Iterator[np.ndarray]:
-        import cv2
-
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise SourceError(f"replay: unreadable image {path}")
-        yield image
-
-    return generate
+                        lores_width=lores_width, hold_frames=1 if path.suffix.lower() == ".json" else hold)
