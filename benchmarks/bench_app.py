@@ -233,8 +233,10 @@ def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) 
     made.  The truth boards, in name order, are walked with the engine: a
     board one legal move on from the last accepted one is the next ply; any
     other change (``illegal_in_truth``) is a board the app should warn about.
-    ``moves_right`` compares the app's log with the accepted truth ply by
-    ply; ``warnings`` counts the app's warnings, with their reasons; ``wrong``
+    ``moves_right`` compares what changed at each ply of the app's log with
+    the accepted truth's (a misread carried along is wrong once, at its ply;
+    ``final_board_right`` says whether the game ended on the true board);
+    ``warnings`` counts the app's warnings, with their reasons; ``wrong``
     lists each ply whose logged change differs from the truth's, to look at.
     Photos marked ``occluded`` are shown to the app but are not truth boards.
     """
@@ -265,12 +267,10 @@ def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) 
         stats = loop.run()
         loop.close()
     logged = _positions_of(loop.referee.game)
-    plies = range(1, max(len(accepted), len(logged)))
-    wrong = [{"ply": ply,
+    moves = [{"ply": ply,
               "truth": _change(accepted[ply - 1], accepted[ply]) if ply < len(accepted) else None,
               "logged": _change(logged[ply - 1], logged[ply]) if ply < len(logged) else None}
-             for ply in plies
-             if ply >= len(accepted) or ply >= len(logged) or accepted[ply]["structures"] != logged[ply]["structures"]]
+             for ply in range(1, max(len(accepted), len(logged)))]
     warnings = ["; ".join([*r["problems"], *(v["message"] for v in r["violations"])])
                 for e in stats.events for r in e.outputs.records if r.get("type") == "verdict" and not r.get("legal")]
     return {
@@ -278,12 +278,12 @@ def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) 
         "hold_s": hold_s,
         "tiles_right": bool(logged) and logged[0]["tiles"] == boards[0]["tiles"],
         "moves_total": len(accepted) - 1,
-        "moves_right": sum(1 for got, want in zip(logged[1:], accepted[1:])
-                           if got["structures"] == want["structures"]),
+        "moves_right": sum(1 for move in moves if move["truth"] == move["logged"]),
+        "final_board_right": bool(logged) and logged[-1]["structures"] == accepted[-1]["structures"],
         "illegal_in_truth": illegal,
         "warnings": len(warnings),
         "warning_reasons": warnings,
-        "wrong": wrong,
+        "wrong": [move for move in moves if move["truth"] != move["logged"]],
     }
 
 

@@ -77,4 +77,5 @@ def test_a_photo_series_with_an_illegal_build_put_right(tmp_path):
     assert figures["photos"] > 6  # the hand photos too
     assert figures["moves_total"] == 4 and figures["illegal_in_truth"] == 1
     assert figures["tiles_right"] and figures["moves_right"] == 4 and figures["wrong"] == []
+    assert figures["final_board_right"]
     assert figures["warnings"] == 1 and "cannot go on" in figures["warning_reasons"][0]
