@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from boardcam.engine.aliencity import Game, Move, Position, random_game
+from boardcam.engine.aliencity import Game, Move, Position, positions_after_moves, random_game
 from boardcam.engine.errors import InputError
 from boardcam.firmware.config import Config
 from boardcam.firmware.display import NullDisplay
@@ -217,14 +217,6 @@ def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: 
     }
 
 
-if __name__ == "__main__":
-    import json
-    import sys
-
-    print(json.dumps(bench_app(games=int(sys.argv[1]) if len(sys.argv) > 1 else 1,
-                               reader=sys.argv[2] if len(sys.argv) > 2 else "vision"), indent=1))
-
-
 def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) -> dict[str, Any]:
     """The app on a game recorded as photos (one or more per move), each with its ``.json`` truth beside it.
 
@@ -266,7 +258,8 @@ def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) 
                            display=NullDisplay(), log_dir=Path(logs), resume=False)
         stats = loop.run()
         loop.close()
-    logged = _positions_of(loop.referee.game)
+    game = loop.referee.game  # None: the app never left setup
+    logged = [] if game is None else positions_after_moves(game.position.tiles, game.moves, game.rules)
     moves = [{"ply": ply,
               "truth": _change(accepted[ply - 1], accepted[ply]) if ply < len(accepted) else None,
               "logged": _change(logged[ply - 1], logged[ply]) if ply < len(logged) else None}
@@ -287,19 +280,15 @@ def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) 
     }
 
 
-def _positions_of(game: Game | None) -> list[dict[str, Any]]:
-    """The position JSON before the first move and after each (none: the app never left setup)."""
-    if game is None:
-        return []
-    replay = Game(Position(game.position.tiles))
-    positions = [replay.position.to_json()]
-    for move in game.moves:
-        replay.push(move)
-        positions.append(replay.position.to_json())
-    return positions
-
-
 def _change(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """The lots whose structure differs between two boards, with what stands there after."""
     old, new = before["structures"], after["structures"]
     return {lot: new.get(lot) for lot in sorted(set(old) | set(new)) if old.get(lot) != new.get(lot)}
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(bench_app(games=int(sys.argv[1]) if len(sys.argv) > 1 else 1,
+                               reader=sys.argv[2] if len(sys.argv) > 2 else "vision"), indent=1))

@@ -9,6 +9,7 @@ from boardcam.engine.aliencity import (
     GameRecord,
     Move,
     Piece,
+    positions_after_moves,
     random_game,
     random_layout,
     parse_lot,
@@ -181,3 +182,12 @@ def test_a_fourth_cap_stays_on_the_table_but_does_not_score():
     assert len(game.score().players["black"].towers) == 3
     game.pop()
     assert not game.void_caps and game.caps_left["black"] == 0
+
+
+def test_positions_after_moves_run_from_the_empty_board_to_the_game_s_own():
+    game = random_game(random.Random(8))
+    positions = positions_after_moves(game.position.tiles, game.moves, game.rules)
+    assert len(positions) == game.ply + 1
+    assert positions[0]["structures"] == {} and positions[0]["tiles"] == positions[-1]["tiles"]
+    assert positions[-1] == game.position.to_json()
+    assert all(len(b["structures"]) >= len(a["structures"]) for a, b in zip(positions, positions[1:]))

@@ -12,6 +12,7 @@ from boardcam.engine.aliencity import (
     Game,
     Move,
     Position,
+    positions_after_moves,
     random_game,
 )
 
@@ -22,12 +23,7 @@ def played_game(seed: int) -> Game:
 
 def positions_of(game: Game) -> list[dict[str, Any]]:
     """Position JSON after each ply (index 0 = the empty board)."""
-    replay = Game(game.position.tiles, game.rules)
-    out = [replay.position.to_json()]
-    for move in game.moves:
-        replay.push(move)
-        out.append(replay.position.to_json())
-    return out
+    return positions_after_moves(game.position.tiles, game.moves, game.rules)
 
 
 def game_after(game: Game, plies: int) -> Game:

@@ -138,8 +138,7 @@ class RefereeLoop:
 
     def end_recording(self) -> None:
         """The replay ran out: end the game under way (see Referee.recording_ended) and log it."""
-        end = self.stats.events[-1].time if self.stats.events else 0.0
-        self._apply(self.referee.recording_ended(), max(self.stats.frames - 1, 0), end)
+        self._apply(self.referee.recording_ended(), max(self.stats.frames - 1, 0), self._busy_until)
         if self.gamelog is not None:
             self.gamelog.flush()
 

@@ -740,12 +740,11 @@ class Referee:
                                       bonus_from=LOT_NAMES[bonus.green]))
         winner = score.winner
         margin = abs(score.total("white") - score.total("black"))
-        if self.end_reason == "recording ended":  # a replay ran out, perhaps mid-game: the score as it stands
-            title = "Recording ended: tie" if winner == "tie" else f"Recording ended: {winner.capitalize()} leads"
-        else:
-            title = "Game over: tie" if winner == "tie" else f"Game over: {winner.capitalize()} wins"
-        lines = ["A tie." if winner == "tie" else f"{winner.capitalize()} ahead by {margin}"
-                 if self.end_reason == "recording ended" else f"{winner.capitalize()} wins by {margin}"]
+        # a replay that ran out may have stopped mid-game: the score as it stands, not a result
+        heading, verb, by = ("Recording ended", "leads", "ahead by") if self.end_reason == "recording ended" \
+            else ("Game over", "wins", "wins by")
+        title = f"{heading}: tie" if winner == "tie" else f"{heading}: {winner.capitalize()} {verb}"
+        lines = ["A tie." if winner == "tie" else f"{winner.capitalize()} {by} {margin}"]
         if self.game.void_caps:
             lines.append("Cap on " + ", ".join(LOT_NAMES[x] for x in sorted(self.game.void_caps))
                          + " does not score (final turn)")

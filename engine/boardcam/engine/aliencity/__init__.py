@@ -18,6 +18,7 @@ from boardcam.engine.aliencity.game import (
     GameRecord,
     move_from_json,
     move_to_json,
+    positions_after_moves,
     random_game,
     random_layout,
     random_moves,
@@ -52,7 +53,8 @@ __all__ = [
     "STARTING_SUPPLY", "TILE_KEYS", "TILE_LOTS", "TILE_OF", "TOWER_COLORS", "Analysis", "Game", "GameRecord",
     "Impossibility", "Inference", "Move", "Piece", "Position", "Ruleset", "Score", "Structure", "Tile", "Violation",
     "colour_impossibilities", "first_builds_fit", "impossibilities", "infer_move", "layout_warnings", "lot_name",
-    "move_from_json", "move_to_json", "other_player", "parse_lot", "parse_tile_key", "possible_icon_lots",
+    "move_from_json", "move_to_json", "other_player", "parse_lot", "parse_tile_key", "positions_after_moves",
+    "possible_icon_lots",
     "random_game", "random_layout", "random_moves", "random_positions", "remaining_pieces", "score",
     "structure_distances", "tile_of",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -431,9 +431,15 @@ def random_game(
 def random_positions(seed: int, rules: str = "rulebook") -> list[dict[str, Any]]:
     """Position JSON after every ply of a random legal game (index 0: the empty board)."""
     game = random_game(random.Random(seed), rules=Ruleset.named(rules))
-    replay = Game(game.position.tiles, game.rules)
+    return positions_after_moves(game.position.tiles, game.moves, game.rules)
+
+
+def positions_after_moves(tiles: Mapping[int, Tile], moves: Iterable[Move],
+                          rules: Ruleset = RULEBOOK) -> list[dict[str, Any]]:
+    """Position JSON of the empty board and after each move, played from ``tiles`` (a record, a log, a game)."""
+    replay = Game(tiles, rules)
     positions = [replay.position.to_json()]
-    for move in game.moves:
+    for move in moves:
         replay.push(move)
         positions.append(replay.position.to_json())
     return positions

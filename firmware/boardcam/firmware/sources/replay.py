@@ -216,15 +216,10 @@ def _scene_series() -> Callable[..., Iterator[Any]]:
 
 def record_positions(record: dict[str, Any]) -> list[dict[str, Any]]:
     """Position JSON after every move of a game record (index 0: the empty board)."""
-    from boardcam.engine.aliencity import Game, GameRecord
+    from boardcam.engine.aliencity import GameRecord, positions_after_moves
 
     parsed = GameRecord.from_json(record)
-    game = Game(parsed.tiles)
-    positions = [game.position.to_json()]
-    for move in parsed.moves:
-        game.push(move)
-        positions.append(game.position.to_json())
-    return positions
+    return positions_after_moves(parsed.tiles, parsed.moves)
 
 
 def replay_source(target: str, *, fps: float = 30.0, realtime: bool = False,
