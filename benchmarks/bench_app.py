@@ -236,7 +236,7 @@ def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) 
 
     from boardcam.engine.aliencity.inference import infer_move
 
-    pairs = photo_pairs(folder)
+    pairs = photo_pairs(folder, "bench photo-game")
     shown = [truth_in_reader_convention(t)[1] if t.get("corners_px") is not None else t["position"]
              for _, t in pairs if not t.get("occluded")]
     if not shown:

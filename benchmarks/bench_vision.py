@@ -204,7 +204,7 @@ def _percentile(values: list[float], q: float) -> float | None:
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
-def photo_pairs(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:
+def photo_pairs(folder: str | Path, bench: str = "bench photos") -> list[tuple[Path, dict[str, Any]]]:
     """Every image in ``folder`` with a ``<stem>.json`` beside it, and that JSON checked.
 
     The JSON needs ``position`` (the engine's position JSON).  Optional:
@@ -221,7 +221,7 @@ def photo_pairs(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:
 
     root = Path(folder)
     if not root.is_dir():
-        raise InputError(f"bench photos: --dir {str(folder)!r} is not a folder")
+        raise InputError(f"{bench}: --dir {str(folder)!r} is not a folder")
     pairs = []
     for image in sorted(p for p in root.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES):
         label = image.with_suffix(".json")
@@ -231,13 +231,13 @@ def photo_pairs(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:
             truth = json.loads(label.read_text())
             truth = dict(truth, position=Position.from_json(truth["position"]).to_json())  # the canonical form
         except (OSError, ValueError, KeyError, TypeError) as error:
-            raise InputError(f"bench photos: {label}: not a position record ({error})") from None
+            raise InputError(f"{bench}: {label}: not a position record ({error})") from None
         corners = truth.get("corners_px")
         if corners is not None and (not isinstance(corners, dict) or set(corners) != set(CORNER_NAMES)):
-            raise InputError(f"bench photos: {label}: corners_px must name A1, H1, H10 and A10")
+            raise InputError(f"{bench}: {label}: corners_px must name A1, H1, H10 and A10")
         pairs.append((image, truth))
     if not pairs:
-        raise InputError(f"bench photos: no image in {str(folder)!r} has a .json record beside it")
+        raise InputError(f"{bench}: no image in {str(folder)!r} has a .json record beside it")
     return pairs
 
 

@@ -89,4 +89,4 @@ def test_dir_goes_with_the_photo_benches_only(what: str, capsys: pytest.CaptureF
     assert main(["bench", "engine", "--dir", str(tmp_path)]) == 2
     assert "--dir is an option of bench photos and photo-game only" in capsys.readouterr().err
     assert main(["bench", what, "--dir", str(tmp_path)]) == 2  # an empty folder
-    assert "no image" in capsys.readouterr().err
+    assert f"bench {what}: no image" in capsys.readouterr().err
