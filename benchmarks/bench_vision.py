@@ -145,7 +145,7 @@ class _Tally:
 
 
 def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640, 1232),
-                 edition: str | None = None) -> dict[str, Any]:
+                 edition: str | None = None, clear_towers: bool = False) -> dict[str, Any]:
     """Read ``count`` generated scenes twice; returns the figures described in the module docstring.
 
     The top-level accuracy figures are those of the *known-pose* reading
@@ -163,6 +163,8 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     ms_known: list[float] = []
     ms_reference: list[float] = []
     overrides = {} if edition is None else {"edition": edition}
+    if clear_towers:  # the look path-traced and real translucent towers have, which the default scenes lack
+        overrides.update(tower_look="translucent", tower_glass=1.0)
     for index in range(count):
         scene = random_scene(seed + index, size=size, **overrides)
         corners, position = truth_in_reader_convention(scene.truth)
@@ -185,6 +187,8 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     out: dict[str, Any] = {"scenes": count, "seed": seed, "size": list(size), "pose": "known (scene truth)"}
     if edition is not None:
         out["edition"] = edition
+    if clear_towers:
+        out["towers"] = "clear plastic"
     out.update(known.figures())
     out.update({
         "ms_known_pose": statistics.median(ms_known) if ms_known else None,

@@ -1,7 +1,7 @@
 """Fit the board network of boardcam.vision.lot_net on generated scenes.
 
     python benchmarks/train_lot_net.py prepare FIRST COUNT [--jobs 2] [--size WxH] [--edition R]
-        [--reflections] [--glass] [--relit]   # render, cache
+        [--reflections] [--glass] [--clear] [--relit]   # render, cache
     python benchmarks/train_lot_net.py fit [--epochs 30] [--hold-out-edition D] [--start-from NPZ --max-lr LR]
     python benchmarks/train_lot_net.py blend FIRST.npz SECOND.npz [--share 0.5] [-o OUT]
 
@@ -44,6 +44,7 @@ CACHES = [Path(p) for p in os.environ.get("BOARDCAM_TRAIN_CACHE", "/tmp/boardcam
 CACHE = CACHES[0]  # where prepare writes
 MAX_REFLECTIONS = 1.5  # of plastic's Fresnel reflectance: from none (the benchmarks' look) to more than physics
 MAX_CLARITY = 0.7  # share of what lies behind that a translucent tower lets through (the benchmarks': 0.22)
+MIN_GLASS = 0.3  # least share of the clear-plastic look in --clear scenes (the benchmarks': 0)
 
 
 def _lot_id(name: str) -> int:
@@ -73,7 +74,7 @@ def covered_lots(truth: dict[str, Any]) -> list[str]:
 
 
 def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | None = None,
-                reflections: bool = False, glass: bool = False, relit: bool = False) -> Path:
+                reflections: bool = False, glass: bool = False, relit: bool = False, clear: bool = False) -> Path:
     """Render one training seed and cache the reader's inputs in both modes (lots under a hand: COVERED).
 
     ``edition`` "R" prints every scene in made-up tile art with inks and piece
@@ -83,6 +84,9 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     ``MAX_REFLECTIONS``), and every third scene is in made-up art.
     ``glass``: every tower translucent, and clearer than the benchmarks'
     (``SceneParams.tower_clarity`` drawn per scene up to ``MAX_CLARITY``).
+    ``clear``: every tower translucent, looking partly or wholly like clear
+    plastic (``SceneParams.tower_glass`` drawn per scene from ``MIN_GLASS``
+    to 1): dark on a dark tile, as path-traced ones are.
     ``relit``: the empty board the reference is taken from shines under
     other lamps than the frame, as after a lamp is switched mid-game (the app
     keeps its setup reference all game), so that a shading change alone is
@@ -112,6 +116,9 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     if glass:
         clarity = float(np.random.default_rng([seed, 7]).uniform(SceneParams.tower_clarity, MAX_CLARITY))
         overrides = dict(overrides, tower_look="translucent", tower_clarity=clarity)
+    if clear:
+        glassy = float(np.random.default_rng([seed, 9]).uniform(MIN_GLASS, 1.0))
+        overrides = dict(overrides, tower_look="translucent", tower_glass=glassy)
     position, params = random_inputs(seed, size, overrides=overrides)  # the draws of scenegen.random_scene
     scene = render_scene(position, params, seed)
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -148,7 +155,7 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
 
 
 def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None, edition: str | None = None,
-            reflections: bool = False, glass: bool = False, relit: bool = False) -> None:
+            reflections: bool = False, glass: bool = False, relit: bool = False, clear: bool = False) -> None:
     from functools import partial
     from multiprocessing import Pool
 
@@ -156,7 +163,7 @@ def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = No
     start = time.time()
     with Pool(jobs) as pool:
         one = partial(prepare_one, size=size, edition=edition, reflections=reflections, glass=glass,
-                      relit=relit)
+                      relit=relit, clear=clear)
         for done, _ in enumerate(pool.imap_unordered(one, seeds), 1):
             if done % 20 == 0:
                 print(f"prepared {done}/{count} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
@@ -457,6 +464,8 @@ def main() -> None:
     p.add_argument("--reflections", action="store_true",
                    help="pieces mirror the board around them (strength drawn per scene), every third scene made-up art")
     p.add_argument("--glass", action="store_true", help="every tower translucent, clearer than the benchmarks'")
+    p.add_argument("--clear", action="store_true",
+                   help="every tower translucent and partly or wholly clear plastic (dark on a dark tile)")
     p.add_argument("--relit", action="store_true",
                    help="the empty-board reference under other lamps than the frame (a lamp changed mid-game)")
     f = sub.add_parser("fit")
@@ -475,7 +484,7 @@ def main() -> None:
     if args.what == "prepare":
         size = tuple(int(v) for v in args.size.split("x")) if args.size else None
         prepare(args.first, args.count, args.jobs, size, args.edition, args.reflections,  # type: ignore[arg-type]
-                args.glass, args.relit)
+                args.glass, args.relit, args.clear)
     elif args.what == "blend":
         blend(args.first, args.second, args.share, args.out)
     else:

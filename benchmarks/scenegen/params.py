@@ -168,6 +168,7 @@ class SceneParams:
     pips: bool = False  # moulded dots on each pyramid face (Looney pyramids have them, other sets not)
     piece_reflections: float = 0.0  # 1: glossy pieces mirror the board around them as plastic does (Fresnel)
     tower_clarity: float = 0.22  # share of what lies behind a translucent tower that shows through it
+    tower_glass: float = 0.0  # 1: translucent towers are clear coloured plastic (light through them, not a lit colour)
     # sensor
     noise: float = 0.006
     shot_noise: float = 0.012

@@ -416,6 +416,7 @@ class _Frame:
     ppm: float  # pixels per mm at the board
     reflections: float = 0.0  # SceneParams.piece_reflections
     clarity: float = SceneParams.tower_clarity
+    glass: float = 0.0  # SceneParams.tower_glass
     plane_z: float = 0.0  # height of the tile tops
     surroundings: np.ndarray | None = None  # the lit board and table before the pieces, blurred: what plastic mirrors
 
@@ -435,7 +436,7 @@ def _bbox(uv: np.ndarray, size: tuple[int, int], pad: int = 2) -> tuple[int, int
 
 
 def _shade(frame: _Frame, points: np.ndarray, normals: np.ndarray, mat: _Material,
-           occluders: tuple[_Occluder, ...] = ()) -> np.ndarray:
+           occluders: tuple[_Occluder, ...] = (), mirror: bool = True) -> np.ndarray:
     """Blinn-Phong under every lamp plus ambient; translucent plastic also glows; nearby towers cast shadows."""
     view = frame.cam_centre[None, :] - points
     view /= np.linalg.norm(view, axis=1, keepdims=True)
@@ -470,12 +471,13 @@ def _shade(frame: _Frame, points: np.ndarray, normals: np.ndarray, mat: _Materia
     sky = (0.55 + 0.45 * np.clip(normals @ frame.window, 0, None)) / _SKY_ON_TABLE
     colour = mat.albedo[None, :] * (sky[:, None].astype(np.float32) * frame.ambient[None, :] + diffuse + glow)
     colour += mat.specular * spec + (mat.specular * 0.25 * fresnel)[:, None].astype(np.float32) * frame.ambient
-    if frame.reflections > 0 and frame.surroundings is not None:
+    if mirror and frame.reflections > 0 and frame.surroundings is not None:
         colour = _mirrored(frame, points, normals, view, colour)
     return np.asarray(colour, dtype=np.float32)
 
 
 PLASTIC_F0 = 0.04  # reflectance of plastic (refractive index 1.5) seen head on
+_NO_ALBEDO = np.zeros(3, np.float32)  # a material that only reflects: the highlights of clear plastic
 
 
 def _mirrored(frame: _Frame, points: np.ndarray, normals: np.ndarray, view: np.ndarray,
@@ -489,17 +491,7 @@ def _mirrored(frame: _Frame, points: np.ndarray, normals: np.ndarray, view: np.n
     """
     cos = np.clip(np.einsum("ij,ij->i", normals, view), 0.0, 1.0)
     fresnel = (PLASTIC_F0 + (1 - PLASTIC_F0) * (1 - cos) ** 5) * frame.reflections
-    ray = 2 * cos[:, None] * normals - view
-    seen = np.broadcast_to(frame.ambient, colour.shape).astype(np.float32)  # the room, where the ray goes up
-    down = ray[:, 2] < -1e-3
-    if down.any():
-        reach = (frame.plane_z - points[down, 2]) / ray[down, 2]
-        hit = points[down] + reach[:, None] * ray[down]
-        uv = frame.camera.project_ideal(hit, frame.matrix).astype(np.float32)
-        h, w = frame.surroundings.shape[:2]
-        xs = np.clip(np.round(uv[:, 0]).astype(np.int64), 0, w - 1)
-        ys = np.clip(np.round(uv[:, 1]).astype(np.int64), 0, h - 1)
-        seen[down] = frame.surroundings[ys, xs]
+    seen = _floor_at(frame, points, 2 * cos[:, None] * normals - view)
     return np.asarray((1 - fresnel[:, None]) * colour + fresnel[:, None] * seen, dtype=np.float32)
 
 
@@ -510,12 +502,56 @@ def _rays(frame: _Frame, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
                             m[2, 0] * xs + m[2, 1] * ys + m[2, 2]])
 
 
+def _floor_at(frame: _Frame, points: np.ndarray, rays: np.ndarray) -> np.ndarray:
+    """The lit board and table where rays from points meet the tile plane, or the room where they go up."""
+    assert frame.surroundings is not None
+    seen = np.broadcast_to(frame.ambient, points.shape).astype(np.float32)
+    down = rays[:, 2] < -1e-3
+    if down.any():
+        reach = (frame.plane_z - points[down, 2]) / rays[down, 2]
+        hit = points[down] + reach[:, None] * rays[down]
+        uv = frame.camera.project_ideal(hit, frame.matrix).astype(np.float32)
+        h, w = frame.surroundings.shape[:2]
+        xs = np.clip(np.round(uv[:, 0]).astype(np.int64), 0, w - 1)
+        ys = np.clip(np.round(uv[:, 1]).astype(np.int64), 0, h - 1)
+        seen[down] = frame.surroundings[ys, xs]
+    return seen
+
+
+def _through_clear_plastic(frame: _Frame, points: np.ndarray, normal: np.ndarray, mat: _Material) -> np.ndarray:
+    """What a face of a clear coloured pyramid shows, with no light of its own: the floor under the
+    tower through the wall, and the board beside it mirrored off the wall's two faces.
+
+    Why it matters: a path tracer (and a real acrylic pyramid) shows a green
+    tower on a black tile dark green, because what comes back through the
+    plastic is the little light the black tile returns, tinted twice (the lamp's
+    light goes in through a wall, and out through one to the camera). The
+    translucent look without this, a lit colour mixed with some of what lies
+    behind, stays bright on any tile, so a network fitted to it takes the
+    dark one for something else. Looney pyramids are thin hollow shells, open
+    at the base, so a ray goes through a wall nearly unbent (its small
+    sideways shift is left out).
+    """
+    incoming = points - frame.cam_centre[None, :]
+    incoming /= np.linalg.norm(incoming, axis=1, keepdims=True)
+    cos = np.clip(-(incoming @ normal), 0.0, 1.0)
+    once = PLASTIC_F0 + (1 - PLASTIC_F0) * (1 - cos) ** 5
+    walls = (2 * once / (1 + once))[:, None].astype(np.float32)  # a wall's two faces, light bouncing between
+    transmitted = _floor_at(frame, points, incoming) * mat.albedo[None, :].astype(np.float32)
+    mirrored = _floor_at(frame, points, incoming + 2 * cos[:, None] * normal[None, :])
+    return np.asarray(walls * mirrored + (1 - walls) * transmitted, dtype=np.float32)
+
+
 def _write(frame: _Frame, xs: np.ndarray, ys: np.ndarray, depth: np.ndarray, colour: np.ndarray,
-           mat: _Material, ident: int) -> None:
+           mat: _Material, ident: int, clear: np.ndarray | None = None) -> None:
+    """Put a shape's pixels in the frame; translucent plastic shows some of what lies behind it, and
+    `clear` (the look of clear plastic) takes the share frame.glass of the colour."""
     if mat.translucent:
         behind = frame.image[ys, xs]
         tint = mat.albedo / max(float(mat.albedo.max()), 1e-6)
         colour = (1 - frame.clarity) * colour + frame.clarity * behind * tint[None, :]
+        if clear is not None:
+            colour = (1 - frame.glass) * colour + frame.glass * clear
     frame.image[ys, xs] = colour
     frame.depth[ys, xs] = depth
     frame.ids[ys, xs] = ident
@@ -556,9 +592,16 @@ def _draw_pyramid(frame: _Frame, pyr: _Pyramid, ident: int, occluders: tuple[_Oc
         points = frame.cam_centre[None, :] + lam[:, None] * rays
         normals = np.broadcast_to(normal, points.shape)
         colour = _shade(frame, points, normals, pyr.material, occluders)
+        clear = None
+        if pyr.material.translucent and frame.glass > 0:
+            highlights = _shade(frame, points, normals, dataclasses.replace(pyr.material, albedo=_NO_ALBEDO),
+                                occluders, mirror=False)
+            clear = _through_clear_plastic(frame, points, normal, pyr.material) + highlights
         if pyr.pips:
             colour *= _pip_shade(points, tri, pyr.pips)[:, None]
-        _write(frame, xs, ys, lam, colour, pyr.material, ident)
+            if clear is not None:
+                clear *= _pip_shade(points, tri, pyr.pips)[:, None]
+        _write(frame, xs, ys, lam, colour, pyr.material, ident, clear)
     _draw_edges(frame, pyr, uv_all - np.array([x0, y0]), (x0, y0, x1, y1), ident)
 
 
@@ -963,9 +1006,9 @@ def render_scene(position: dict[str, Any], params: SceneParams, seed: int = 0) -
     frame.image = np.asarray(cv2.add(cv2.multiply(frame.image, cv2.merge(light_planes)), cv2.merge(shine_planes)))
 
     # pieces, far to near so translucent plastic shows what is behind it
-    frame.clarity = params.tower_clarity
-    if params.piece_reflections > 0:
-        frame.reflections, frame.plane_z = params.piece_reflections, t
+    frame.clarity, frame.glass = params.tower_clarity, params.tower_glass
+    frame.reflections, frame.plane_z = params.piece_reflections, t
+    if params.piece_reflections > 0 or params.tower_glass > 0:
         frame.surroundings = np.asarray(cv2.GaussianBlur(frame.image, (0, 0), max(1.0, 1.5 * ppm)))
     order = sorted(shapes, key=lambda sh: -float(np.linalg.norm(sh.points().mean(axis=0) - cam_c)))
     groups = [*pieces.values(), *spares]

@@ -374,3 +374,21 @@ def test_glossy_pieces_mirror_the_board_around_them_when_asked() -> None:
     assert redness(after) < redness(before) - 8
     assert redness(after) > 20  # still a red tower
     assert np.array_equal(plain.image[:40, :40], glossy.image[:40, :40])  # the table is not a piece
+
+
+def test_a_clear_plastic_tower_shows_the_tile_under_it() -> None:
+    """tower_glass: a clear green tower is dark on black tiles and bright on red ones, as path-traced and real
+    ones are; the lit translucent look (glass 0) is about as bright on both."""
+    tower = {"C5": {"kind": "tower", "color": "green"}}
+    params = _clean(edition="B", piece_jitter_mm=0.0, size=(800, 600), camera_height_mm=450.0,
+                    tower_look="translucent")
+
+    def tower_green(colour: str, glass: float) -> float:
+        position = _position(tower)
+        position["tiles"] = {key: {**tile, "color": colour} for key, tile in position["tiles"].items()}
+        scene = render_scene(position, params.replace(tower_glass=glass), seed=2)
+        return float(_median_bgr(scene.image, scene.truth["lot_centers_px"]["C5"], half=4)[1])
+
+    assert tower_green("black", 0.0) > 0.8 * tower_green("red", 0.0)
+    assert tower_green("black", 1.0) < 0.6 * tower_green("red", 1.0)
+    assert tower_green("black", 1.0) < 0.6 * tower_green("black", 0.0)

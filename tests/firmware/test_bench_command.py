@@ -49,6 +49,11 @@ def test_edition_is_an_option_of_the_vision_and_app_benches_only(capsys: pytest.
     assert refused.value.code == 2
 
 
+def test_clear_towers_is_an_option_of_the_vision_bench_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "app", "--clear-towers"]) == 2
+    assert "--clear-towers is an option of bench vision only" in capsys.readouterr().err
+
+
 def _bench_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
     assert main(["bench", *argv, "--json"]) == 0
     return json.loads(capsys.readouterr().out)

@@ -58,6 +58,17 @@ def test_bench_reads_one_edition_when_asked():
     assert out["edition"] == "R" and 0.0 <= out["tile_accuracy"] <= 1.0
 
 
+def test_bench_shows_clear_towers_when_asked(monkeypatch: pytest.MonkeyPatch):
+    import scenegen
+
+    drawn = []
+    real = scenegen.random_scene
+    monkeypatch.setattr(scenegen, "random_scene", lambda *a, **kw: drawn.append(kw) or real(*a, **kw))
+    out = bench_vision(count=1, seed=5, size=(640, 480), clear_towers=True)
+    assert out["towers"] == "clear plastic"
+    assert drawn[0]["tower_look"] == "translucent" and drawn[0]["tower_glass"] == 1.0
+
+
 def test_bench_reports_known_pose_and_from_scratch_figures():
     out = bench_vision(count=1, seed=5, size=(640, 480))
     for key in ("lot_accuracy", "tile_accuracy", "board_exact", "confident_wrong", "occluded_flagged",

@@ -63,6 +63,8 @@ def register(subparsers: Any) -> None:
                        help="app only: the real vision (default), the scenes' truth, or the truth with misreads")
     bench.add_argument("--edition", choices=("A", "B", "C", "D", "R"), default=None,
                        help="vision and app: every scene printed in this tile edition (R: made-up art per scene)")
+    bench.add_argument("--clear-towers", action="store_true",
+                       help="vision only: every tower of clear coloured plastic (dark on a dark tile)")
     bench.add_argument("--dir", default=None, metavar="FOLDER",
                        help="photos and photo-game only: images with a <name>.json record beside each "
                             "(position, optional corners_px); photo-game: a game's photos in name order")
@@ -121,6 +123,10 @@ def run(args: argparse.Namespace) -> int:
         if args.what not in ("vision", "app"):
             raise InputError(f"bench {args.what}: --edition is an option of bench vision and bench app only")
         options["edition"] = args.edition
+    if getattr(args, "clear_towers", False):
+        if args.what != "vision":
+            raise InputError(f"bench {args.what}: --clear-towers is an option of bench vision only")
+        options["clear_towers"] = True
     takes_folder = args.what in FOLDER_HARNESSES
     if (getattr(args, "dir", None) is not None) != takes_folder:
         raise InputError(f"bench {args.what} needs --dir FOLDER" if takes_folder
