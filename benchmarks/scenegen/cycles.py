@@ -28,6 +28,7 @@ large download, so kept out of the project's dependencies):
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import tempfile
@@ -349,9 +350,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", type=int, default=None, metavar="G",
                         help="photograph the engine's random game G after every move instead (seed S's table)")
     parser.add_argument("--plies", type=int, default=None, metavar="N", help="with --game: up to ply N (default all)")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --game: keep the plies already in OUT_DIR (image and truth), render the rest")
     args = parser.parse_args(argv)
     if args.plies is not None and (args.game is None or args.plies < 0):
         print("scenegen.cycles: error: --plies needs --game and a ply count of 0 or more", file=sys.stderr)
+        return 2
+    if args.resume and args.game is None:
+        print("scenegen.cycles: error: --resume needs --game", file=sys.stderr)
         return 2
     try:
         import bpy  # noqa: F401
@@ -380,11 +386,23 @@ def _render_game(args: argparse.Namespace) -> int:
     positions = game_positions(args.game)
     plies = len(positions) - 1 if args.plies is None else min(args.plies, len(positions) - 1)
     for ply, position in enumerate(positions[: plies + 1]):
+        name = f"game{args.game}_ply{ply:03d}"
+        if args.resume and _written(Path(args.out_dir), name):
+            continue
         start = time.perf_counter()
         scene = render_cycles(args.seed, args.size, args.samples, _look(args.edition, args.seed), position)
-        write_scene(scene, args.out_dir, f"game{args.game}_ply{ply:03d}", image_format="jpg")
+        write_scene(scene, args.out_dir, name, image_format="jpg")
         print(f"ply {ply}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return 0
+
+
+def _written(folder: Path, name: str) -> bool:
+    """A ply counts as rendered once its whole truth is there: write_scene writes the image first."""
+    try:
+        truth = json.loads((folder / f"{name}.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(truth, dict) and truth.get("image") == f"{name}.jpg" and (folder / f"{name}.jpg").is_file()
 
 
 if __name__ == "__main__":

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
+import json
+from pathlib import Path
 
 import pytest
 
 from scenegen import random_scene
-from scenegen.cycles import main, scene_inputs
+from scenegen.cycles import _written, main, scene_inputs
 
 
 @pytest.mark.parametrize("seed", [5, 12])
@@ -49,3 +51,22 @@ def test_plies_need_a_game(tmp_path: object, capsys: pytest.CaptureFixture[str])
     assert main([str(tmp_path), "--plies", "3"]) == 2
     err = capsys.readouterr().err
     assert "--plies needs --game" in err and err.count("\n") == 1
+
+
+def test_resume_needs_a_game(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(tmp_path), "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "--resume needs --game" in err and err.count("\n") == 1
+
+
+def test_resume_keeps_only_whole_plies(tmp_path: Path) -> None:
+    """A ply interrupted while its truth was written is rendered again."""
+    (tmp_path / "game7_ply000.jpg").write_bytes(b"jpeg")
+    (tmp_path / "game7_ply000.json").write_text(json.dumps({"image": "game7_ply000.jpg"}))
+    (tmp_path / "game7_ply001.jpg").write_bytes(b"jpeg")
+    (tmp_path / "game7_ply001.json").write_text('{"image": "game7_pl')
+    (tmp_path / "game7_ply002.json").write_text(json.dumps({"image": "game7_ply002.jpg"}))
+    assert _written(tmp_path, "game7_ply000")
+    assert not _written(tmp_path, "game7_ply001")
+    assert not _written(tmp_path, "game7_ply002")
+    assert not _written(tmp_path, "game7_ply003")
