@@ -15,6 +15,12 @@ from boardcam.engine.aliencity import (
     positions_after_moves,
     random_game,
 )
+from boardcam.firmware.referee import Observation
+
+
+def seen(doc: dict[str, Any], confidence: dict[str, float] | None = None, **kwargs: Any) -> Observation:
+    """What the referee gets from a vision that read ``doc`` (sure of every lot unless ``confidence`` says otherwise)."""
+    return Observation(Position.from_json(doc), confidence or {}, **kwargs)
 
 
 def played_game(seed: int) -> Game:

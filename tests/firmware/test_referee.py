@@ -7,21 +7,7 @@ from boardcam.firmware.lights import Beep, ButtonEvent, Light
 from boardcam.firmware.referee import Observation, Phase, Referee
 from boardcam.firmware.screens import ScreenKind
 
-from helpers import apply, game_after, illegal_build, played_game, positions_of, with_structure
-
-
-def seen(doc, confidence=None, **kwargs):
-    return Observation(Position.from_json(doc), confidence or {}, **kwargs)
-
-
-@pytest.fixture(scope="module")
-def game():
-    return played_game(11)
-
-
-@pytest.fixture(scope="module")
-def boards(game):
-    return positions_of(game)
+from helpers import apply, game_after, illegal_build, played_game, positions_of, seen, with_structure
 
 
 def started(boards, plies=0):

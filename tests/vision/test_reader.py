@@ -283,3 +283,38 @@ def test_a_tile_unsure_of_its_colour_takes_the_guild_its_pieces_say():
     # read surely, the colour stands: a misread piece is the likelier story
     sure = {**tiles, first: dataclasses.replace(tiles[first], colour_confidence=0.995)}
     assert reader_module._tile_colours_by_the_rules(sure, lots) == sure
+
+
+def test_a_lot_read_unsurely_names_its_runner_up():
+    """An unsure "empty" with a red tower behind it says so: the referee may know something was built."""
+    from boardcam.vision import lot_net
+    from boardcam.vision.lots import LotReading
+
+    probs = np.zeros((80, len(lot_net.CLASSES)), np.float32)
+    probs[:, 0] = 1.0  # every lot surely empty...
+    tower = lot_net.CLASSES.index(("tower", "red", None))
+    probs[5, [0, tower, 1]] = 0.62, 0.36, 0.02  # ...but one, whose doubt is a red tower
+    lots = {lot: LotReading(None, None, None, float(probs[lot, 0]), {}) for lot in range(80)}
+    confidence = {reader_module._lot_name(lot): float(probs[lot, 0]) for lot in range(80)}
+    runners_up = reader_module._runners_up(probs, lots, confidence)
+    assert set(runners_up) == {"F1"}
+    alt = runners_up["F1"]
+    assert alt.structure == {"kind": "tower", "color": "red", "cap": None}
+    assert alt.probability == pytest.approx(0.36) and alt.share == pytest.approx(0.36 / 0.38, abs=1e-3)
+    assert reader_module._runners_up(None, lots, confidence) == {}  # the feature classifiers name none
+
+
+def test_runners_up_are_only_for_unsure_lots_read_in_this_frame():
+    from scenegen import random_scene
+
+    sc = random_scene(79, size=(820, 616), hand=None)
+    pose, _ = _truth_pose(sc)
+    first = read_board(sc.image, pose=pose)
+    assert first.runners_up  # this scene has a few lots read unsurely
+    for name, alt in first.runners_up.items():
+        assert first.lot_confidence[name] < reader_module.SURE
+        assert alt.structure != first.position_dict["structures"].get(name)
+        assert 0.0 < alt.probability <= 1.0 - first.lots[_lot(name)].confidence + 1e-6
+    again = read_board(sc.image, pose=pose, previous=first)
+    kept = {reader_module._lot_name(lot) for lot in range(80) if again.lots[lot] is first.lots[lot]}
+    assert kept and not kept & set(again.runners_up)

@@ -57,6 +57,16 @@ class Phase(enum.Enum):
 
 
 @dataclass(frozen=True)
+class RunnerUp:
+    """The next likeliest answer of a lot read unsurely (structure JSON, or None for empty), its
+    probability, and its share of everything but the chosen answer."""
+
+    structure: Mapping[str, str] | None
+    probability: float
+    share: float
+
+
+@dataclass(frozen=True)
 class Observation:
     """What the referee needs from one reading of a still board."""
 
@@ -64,15 +74,19 @@ class Observation:
     lot_confidence: Mapping[str, float] = field(default_factory=dict)
     tile_confidence: Mapping[str, float] = field(default_factory=dict)
     occluded: bool = False
+    runners_up: Mapping[str, RunnerUp] = field(default_factory=dict)  # by lot name, for lots read unsurely
 
     @classmethod
     def from_reading(cls, reading: Any) -> "Observation":
         """Adapt the vision's Reading (duck-typed: the vision package is not imported here)."""
+        runners_up = {name: RunnerUp(alt.structure, float(alt.probability), float(alt.share))
+                      for name, alt in (getattr(reading, "runners_up", {}) or {}).items()}
         return cls(
             position=reading.position,
             lot_confidence=dict(getattr(reading, "lot_confidence", {}) or {}),
             tile_confidence=dict(getattr(reading, "tile_confidence", {}) or {}),
             occluded=bool(getattr(reading, "occluded", False)),
+            runners_up=runners_up,
         )
 
 
@@ -106,6 +120,11 @@ class Verdict:
 
 #: an accepted structure read as gone counts only this surely (see Referee._bar)
 REMOVAL_CONFIDENCE = 0.95
+#: a lot read empty this surely since the last move may later show a faint build (see Referee._faint_build)
+SEEN_EMPTY = 0.9
+#: ...when the piece behind its unsure "empty" is this probable, and this clearly the piece it would be
+FAINT_PIECE_PROBABILITY = 0.2
+FAINT_PIECE_SHARE = 0.9
 
 
 class Referee:
@@ -142,6 +161,11 @@ class Referee:
         self._first_seen: dict[int, int] = {}
         self._cap_seen: dict[int, int] = {}  # the same for new caps, by the capped lot
         self._readings = 0
+        # Faint builds: the lots read empty surely since the last move, and the
+        # builds accepted from a runner-up answer (lot name -> structure JSON)
+        self._seen_empty: set[str] = set()
+        self._empty_now: set[str] = set()  # ...of which this reading's
+        self._faint: dict[str, Any] = {}
         self._outputs = Outputs(Light.AMBER, _setup_screen())
 
     # ------------------------------------------------------------ entry points
@@ -262,6 +286,8 @@ class Referee:
         self.note = ""
         self._support.clear()
         self._vouched = None
+        self._seen_empty.clear()
+        self._faint.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
         return self._emit(Light.GREEN, self._turn_screen(), Beep.ATTENTION, (record,))
@@ -281,13 +307,17 @@ class Referee:
         assert self.game is not None and self.accepted is not None
         # The tiles are fixed for the whole game: a misread tile must never
         # turn into a warning, so only the structures are taken from the reading.
-        after = Position(self.accepted.tiles, observation.position.structures)
+        after = self._with_faint_builds(Position(self.accepted.tiles, observation.position.structures), observation)
         changed = _changed_lots(self.accepted, after)
+        faint = self._faint_build(observation)
+        self._note_seen_empty(observation)
         if not changed:
             self._suspect = None
             self._count_support(after)
             if self.phase is Phase.ILLEGAL:
                 return self._clear("the board is back to the last legal position")
+            if faint is not None:
+                return self._take_faint_build(*faint)
             if self._outputs.light is Light.AMBER:  # a doubt about an old lot passed
                 return self._emit(Light.GREEN, self._turn_screen())
             return self._emit(self._outputs.light, self._outputs.screen)
@@ -295,6 +325,8 @@ class Referee:
         self._note_arrivals(after)  # an unsure look still shows that something is there
         if unsure:
             if self._looks < self.max_looks or set(unsure) == set(changed):
+                if faint is not None and self._looks >= self.max_looks:  # nothing sure moved but the faint build
+                    return self._take_faint_build(*faint)
                 return self._looking(unsure)
             # Looked enough: a lot that stays unsure must not hold up a move read
             # confidently elsewhere.  It counts as it was; once it reads clearly,
@@ -330,6 +362,75 @@ class Referee:
         if caught_up is not None:
             return caught_up
         return self._illegal(Verdict(after, None, problems=tuple(inference.problems)))
+
+    def _note_seen_empty(self, observation: Observation) -> None:
+        assert self.accepted is not None
+        structures = observation.position.structures
+        self._empty_now = {LOT_NAMES[lot] for lot in range(len(LOT_NAMES))
+                           if lot not in structures and lot not in self.accepted.structures
+                           and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= SEEN_EMPTY}
+        self._seen_empty |= self._empty_now
+
+    def _faint_build(self, observation: Observation) -> tuple[str, Mapping[str, str]] | None:
+        """The one lot that was read empty surely since the last move and now reads empty only
+        unsurely, with a piece clearly behind that doubt; None when there is not exactly one.
+
+        Why: the board shows no change, yet a player's hand came and went.  A
+        clear tower of its tile's own colour, or a flat coin on its own colour,
+        can read "empty, 0.64" with "red tower, 0.36" behind it, and that
+        is the move.  A lot merely near a new piece (its shadow, a lean) never
+        read surely empty since that move, and its doubt does not count.
+        """
+        assert self.accepted is not None
+        candidates = []
+        for name, alt in observation.runners_up.items():
+            lot = parse_lot(name)
+            if (name in self._seen_empty and lot not in self.accepted.structures
+                    and lot not in observation.position.structures
+                    and observation.lot_confidence.get(name, 1.0) < self.min_confidence
+                    and alt.structure is not None and alt.probability >= FAINT_PIECE_PROBABILITY
+                    and alt.share >= FAINT_PIECE_SHARE):
+                candidates.append((name, alt.structure))
+        return candidates[0] if len(candidates) == 1 else None
+
+    def _take_faint_build(self, lot: str, structure: Mapping[str, str]) -> Outputs:
+        """Look again while looks are left; then accept the faint build if it is a legal move (amber if not).
+        Any other lot still read unsurely counts as it was."""
+        assert self.game is not None and self.accepted is not None
+        if self._looks < self.max_looks:
+            return self._looking([lot])
+        doc = self.accepted.to_json()
+        doc["structures"][lot] = dict(structure)
+        after = Position.from_json(doc)
+        inference = infer_move(self.accepted, after, self.game)
+        if inference.kind != "move" or inference.move is None or self.game.violations(inference.move):
+            return self._looking([lot])
+        self._faint[lot] = dict(structure)
+        outputs = self._accept(inference.move, after, override=False)
+        records = tuple(dict(r, faint=True) if r["type"] == "move" else r for r in outputs.records)
+        if self.phase is not Phase.PLAYING:  # the game ended with it: the final screen stands
+            return Outputs(outputs.light, outputs.screen, outputs.beep, records)
+        self.note += " (faint: check it)"
+        return self._emit(outputs.light, self._turn_screen(), outputs.beep, records)
+
+    def _with_faint_builds(self, after: Position, observation: Observation) -> Position:
+        """``after`` with each faint build still standing where the reading's doubt still points to it.
+
+        A faint build reads as unsurely empty on every frame after it was
+        taken; that is no take-back.  Read as something else surely, it is.
+        """
+        assert self.accepted is not None
+        if not self._faint:
+            return after
+        doc = after.to_json()
+        for lot, structure in list(self._faint.items()):
+            if parse_lot(lot) not in self.accepted.structures:  # taken back or corrected since
+                del self._faint[lot]
+                continue
+            alt = observation.runners_up.get(lot)
+            if lot not in doc["structures"] and alt is not None and alt.structure == structure:
+                doc["structures"][lot] = dict(structure)
+        return Position.from_json(doc)
 
     def _merge_looks(
         self, after: Position, changed: list[str], confidence: Mapping[str, float]
@@ -390,6 +491,8 @@ class Referee:
         self._vouched = None
         if move.lot is not None:
             self._support[move.lot] = 1  # the reading that accepted it
+        # a new piece throws shadows and leans: only the sure looks of the reading that shows it, and later ones, count
+        self._seen_empty = self._empty_now - ({LOT_NAMES[move.lot]} if move.lot is not None else set())
         self.phase = Phase.PLAYING
         self.board_moved()
         self.note = _move_words(move) + (" (house ruling)" if override else "")

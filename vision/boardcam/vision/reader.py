@@ -89,6 +89,8 @@ class Reading:
     tiles: dict[str, TileReading] = field(repr=False, default_factory=dict)
     # the warped Lab each lot's answer was decided on (80, LOT_PX, LOT_PX, 3): what ``previous`` compares with
     lot_lab: np.ndarray | None = field(repr=False, default=None, compare=False)
+    # per lot read less surely than SURE in this frame: the next likeliest answer (see RunnerUp)
+    runners_up: dict[str, RunnerUp] = field(repr=False, default_factory=dict, compare=False)
 
     @property
     def corners_px(self) -> dict[str, list[float]]:
@@ -110,6 +112,23 @@ class Reading:
         out["occluded_lots"] = list(self.occluded_lots)
         out["timing_ms"] = {k: round(v, 2) for k, v in self.timing_ms.items()}
         return out
+
+
+@dataclass(frozen=True)
+class RunnerUp:
+    """A lot's next likeliest answer, for a lot read unsurely.
+
+    Why a reader of games wants it: a clear tower of its tile's own colour
+    can read "empty, 0.64" with "red tower, 0.36" behind it.  Alone that is
+    no answer, but a referee who knows that something was just built, and
+    nowhere else, can take it.  ``share`` is its part of everything but the
+    chosen answer: near 1 when the doubt is only *whether* a piece is there,
+    not which.
+    """
+
+    structure: dict[str, str] | None  # as in the position JSON (None: an empty lot)
+    probability: float
+    share: float
 
 
 MAT_AGREEMENT_LOTS = 1.5  # a guessed mat layout can place the far corners about this far off
@@ -556,19 +575,21 @@ def read_board(
     else:
         confidence_map = CONFIDENCE_MAP
     lot_conf = {_lot_name(lot): round(calibrated(r.confidence, confidence_map), 4) for lot, r in sorted(lots.items())}
+    runners_up = _runners_up(analysis.structure_probs, lots, lot_conf)
     tile_conf = {key: round(float(tiles[key].confidence), 4) for key in TILE_KEYS}
     lot_lab = analysis.seen.copy()
     kept = _unchanged_since(previous, pose, analysis.seen)
     if previous is not None and kept is not None:
         tiles, tile_conf = dict(previous.tiles), dict(previous.tile_confidence)
-        for lot in np.flatnonzero(kept):
-            lot = int(lot)
+        for index in np.flatnonzero(kept):
+            lot = int(index)
             if previous.lot_confidence[_lot_name(lot)] < SURE:
                 continue  # an unsure answer is no answer to keep: each new frame may read it better
             if _reads_otherwise(lots[lot], lot_conf[_lot_name(lot)], previous.lots[lot]):
                 continue  # a faint piece (a coin on its own colour) may change a lot less than the bar
             lots[lot] = previous.lots[lot]
             lot_conf[_lot_name(lot)] = previous.lot_confidence[_lot_name(lot)]
+            runners_up.pop(_lot_name(lot), None)
             lot_lab[lot] = previous.lot_lab[lot]  # type: ignore[index]
     timing["total"] = sum(timing.values())
 
@@ -584,6 +605,7 @@ def read_board(
     occluded_names = tuple(_lot_name(lot) for lot in occlusion.lots)
     for name in occluded_names:
         lot_conf[name] = 0.0
+        runners_up.pop(name, None)
     return Reading(
         position_dict=position,
         lot_confidence=lot_conf,
@@ -595,6 +617,7 @@ def read_board(
         lots=lots,
         tiles=tiles,
         lot_lab=lot_lab,
+        runners_up=runners_up,
     )
 
 
@@ -620,6 +643,25 @@ def _network_answer(probs: np.ndarray, cls: int) -> LotReading:
     """The lot read as the network's class ``cls``, with the probability the network gave it as confidence."""
     kind, colour, cap = lot_net.CLASSES[cls]
     return LotReading(kind, colour, cap, float(probs[cls]), {})
+
+
+def _runners_up(structure_probs: np.ndarray | None, lots: dict[int, LotReading],
+                confidence: dict[str, float]) -> dict[str, RunnerUp]:
+    """The next likeliest answer of every lot whose answer is less sure than SURE (the network's only)."""
+    if structure_probs is None:
+        return {}
+    out: dict[str, RunnerUp] = {}
+    for lot, reading in lots.items():
+        name = _lot_name(lot)
+        if confidence[name] >= SURE:
+            continue
+        probs = structure_probs[lot]
+        chosen = lot_net.CLASSES.index((reading.kind, reading.colour, reading.cap))
+        other = max((c for c in range(len(probs)) if c != chosen), key=lambda c: float(probs[c]))
+        rest = max(1.0 - float(probs[chosen]), 1e-9)
+        out[name] = RunnerUp(_network_answer(probs, other).to_structure_json(), round(float(probs[other]), 4),
+                             round(min(float(probs[other]) / rest, 1.0), 4))
+    return out
 
 
 def _engine_position(tiles: dict[str, TileReading], lots: dict[int, LotReading]) -> Position:
