@@ -2,7 +2,7 @@
 
 import pytest
 
-from boardcam.engine.aliencity import LOT_NAMES
+from boardcam.engine.aliencity import LOT_NAMES, Move
 from boardcam.firmware.lights import Light
 from boardcam.firmware.referee import Referee, RunnerUp
 from boardcam.firmware.screens import ScreenKind
@@ -98,3 +98,82 @@ def test_a_sure_move_elsewhere_wins_over_a_faint_one(boards):
     out = referee.observe(seen(boards[4], {other: 0.6}, runners_up={other: faint({"kind": "dome", "color": "black"})}))
     assert out.light is Light.GREEN and referee.game.ply == 4
     assert referee.game.moves[-1].lot == LOT_NAMES.index(lot)
+
+
+# ------------------------------------------------------------------ faint caps
+
+
+def cap_chance_setup(game, boards):
+    """The first ply whose build, made without a cap, could have capped an older unclaimed tower:
+    (its index k, the move, the tower's lot name, that tower capped by the mover)."""
+    for k, move in enumerate(game.moves[:-1]):
+        if move.cap is not None or move.is_pass:
+            continue
+        before = game_after(game, k)
+        for lot, structure in before.position.structures.items():
+            if structure.kind == "tower" and structure.cap is None and lot != move.lot:
+                if not before.violations(Move(move.player, move.lot, move.piece, lot)):
+                    capped = dict(boards[k]["structures"][LOT_NAMES[lot]], cap=move.player)
+                    return k, move, LOT_NAMES[lot], capped
+    raise LookupError("no capless build with a tower to claim")
+
+
+def up_to(boards, k, before_doubt=None):
+    """A referee that accepted ``boards[:k + 1]`` and saw the board still once more, ``before_doubt``
+    being the tower's doubt on that still reading (lot name -> (confidence, RunnerUp))."""
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    confidence = {lot: c for lot, (c, _) in (before_doubt or {}).items()}
+    runners_up = {lot: alt for lot, (_, alt) in (before_doubt or {}).items()}
+    referee.observe(seen(boards[k], confidence, runners_up=runners_up))
+    assert referee.game.ply == k
+    return referee
+
+
+def test_a_faint_cap_on_an_older_tower_goes_with_the_build_and_stays(game, boards):
+    k, move, tower, capped = cap_chance_setup(game, boards)
+    referee = up_to(boards, k)
+    look = seen(boards[k + 1], {tower: 0.52}, runners_up={tower: faint(capped, 0.48, 1.0)})
+    out = referee.observe(look)
+    assert out.light is Light.GREEN and referee.game.ply == k + 1
+    assert referee.game.moves[-1] == Move(move.player, move.lot, move.piece, LOT_NAMES.index(tower))
+    assert [r["type"] for r in out.records] == ["move"] and out.records[0]["faint"] is True
+    assert "check it" in referee.note
+    for _ in range(3):  # still read as probably uncapped: no take-back, no doubt
+        out = referee.observe(look)
+        assert out.light is Light.GREEN and not out.records and not out.look_again
+    assert referee.accepted.to_json()["structures"][tower] == capped
+
+
+def test_an_unsure_capped_reading_is_taken_with_the_build_after_looking(game, boards):
+    k, move, tower, capped = cap_chance_setup(game, boards)
+    referee = up_to(boards, k)
+    doc = dict(boards[k + 1], structures=dict(boards[k + 1]["structures"], **{tower: capped}))
+    uncapped = boards[k]["structures"][tower]
+    look = seen(doc, {tower: 0.6}, runners_up={tower: faint(uncapped, 0.4, 1.0)})
+    outs = [referee.observe(look) for _ in range(3)]
+    assert [o.light for o in outs] == [Light.AMBER, Light.AMBER, Light.GREEN]
+    assert referee.game.moves[-1].cap == LOT_NAMES.index(tower) and outs[-1].records[0]["faint"] is True
+
+
+@pytest.mark.parametrize("why", ["weak", "possible before", "other player's cap"])
+def test_no_faint_cap_without_a_clear_new_doubt(game, boards, why):
+    k, move, tower, capped = cap_chance_setup(game, boards)
+    probability = 0.2 if why == "weak" else 0.48
+    if why == "other player's cap":
+        capped = dict(capped, cap="white" if move.player == "black" else "black")
+    before = {tower: (0.55, faint(capped, 0.45, 1.0))} if why == "possible before" else None
+    referee = up_to(boards, k, before)
+    out = referee.observe(seen(boards[k + 1], {tower: 0.52}, runners_up={tower: faint(capped, probability, 1.0)}))
+    assert out.light is Light.GREEN and referee.game.moves[-1] == move and "faint" not in out.records[0]
+
+
+def test_a_faint_cap_is_not_kept_against_a_reading_that_no_longer_doubts(game, boards):
+    k, move, tower, capped = cap_chance_setup(game, boards)
+    referee = up_to(boards, k)
+    referee.observe(seen(boards[k + 1], {tower: 0.52}, runners_up={tower: faint(capped, 0.48, 1.0)}))
+    assert referee.game.moves[-1].cap == LOT_NAMES.index(tower)
+    other = dict(capped, color="red" if capped["color"] != "red" else "blue", cap=None)
+    out = referee.observe(seen(boards[k + 1], {tower: 0.6}, runners_up={tower: faint(other, 0.4, 1.0)}))
+    assert out.light is Light.AMBER and out.look_again and out.screen.lot == tower

@@ -37,13 +37,16 @@ from boardcam.engine.aliencity import (
     Game,
     Move,
     Position,
+    PLAYERS,
     Ruleset,
+    Structure,
     Violation,
     infer_move,
     layout_warnings,
     move_to_json,
     parse_lot,
 )
+from boardcam.engine.aliencity.position import structure_to_json
 
 from .lights import Beep, ButtonEvent, Light
 from .screens import BoardSketch, PlayerLine, Screen, ScreenKind, TowerLine
@@ -125,6 +128,10 @@ SEEN_EMPTY = 0.9
 #: ...when the piece behind its unsure "empty" is this probable, and this clearly the piece it would be
 FAINT_PIECE_PROBABILITY = 0.2
 FAINT_PIECE_SHARE = 0.9
+#: a cap the reading shows only faintly on an older tower (see Referee._faint_cap): this probable now,
+FAINT_CAP_PROBABILITY = 0.25
+#: ...and this much more probable than on any still reading since the last move
+FAINT_CAP_RISE = 0.2
 
 
 class Referee:
@@ -166,6 +173,10 @@ class Referee:
         self._seen_empty: set[str] = set()
         self._empty_now: set[str] = set()  # ...of which this reading's
         self._faint: dict[str, Any] = {}
+        # Faint caps: per (tower lot, cap colour), the most that cap was
+        # possible on the still readings since the last move
+        self._cap_before: dict[tuple[int, str], float] = {}
+        self._caps_now: dict[tuple[int, str], float] = {}  # ...on this reading
         self._outputs = Outputs(Light.AMBER, _setup_screen())
 
     # ------------------------------------------------------------ entry points
@@ -288,6 +299,7 @@ class Referee:
         self._vouched = None
         self._seen_empty.clear()
         self._faint.clear()
+        self._cap_before.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
         return self._emit(Light.GREEN, self._turn_screen(), Beep.ATTENTION, (record,))
@@ -311,9 +323,12 @@ class Referee:
         changed = _changed_lots(self.accepted, after)
         faint = self._faint_build(observation)
         self._note_seen_empty(observation)
+        self._caps_now = self._cap_chances(observation)
         if not changed:
             self._suspect = None
             self._count_support(after)
+            for key, chance in self._caps_now.items():
+                self._cap_before[key] = max(self._cap_before.get(key, 0.0), chance)
             if self.phase is Phase.ILLEGAL:
                 return self._clear("the board is back to the last legal position")
             if faint is not None:
@@ -353,7 +368,11 @@ class Referee:
             assert inference.move is not None
             violations = self.game.violations(inference.move)
             if not violations:
-                return self._accept(inference.move, after, override=False)
+                faint_cap = self._faint_cap(inference.move, observation)
+                if faint_cap is not None and faint_cap.cap is not None:
+                    capped = self.accepted.structures[faint_cap.cap].with_cap(faint_cap.player)
+                    return self._accept_faint(faint_cap, {LOT_NAMES[faint_cap.cap]: structure_to_json(capped)})
+                return self._accept(inference.move, override=False)
             return self._illegal(Verdict(after, inference.move, tuple(violations)))
         amended = self._late_cap(after)
         if amended is not None:
@@ -401,17 +420,54 @@ class Referee:
             return self._looking([lot])
         doc = self.accepted.to_json()
         doc["structures"][lot] = dict(structure)
-        after = Position.from_json(doc)
-        inference = infer_move(self.accepted, after, self.game)
+        inference = infer_move(self.accepted, Position.from_json(doc), self.game)
         if inference.kind != "move" or inference.move is None or self.game.violations(inference.move):
             return self._looking([lot])
-        self._faint[lot] = dict(structure)
-        outputs = self._accept(inference.move, after, override=False)
+        return self._accept_faint(inference.move, {lot: dict(structure)})
+
+    def _accept_faint(self, move: Move, faint: Mapping[str, Mapping[str, Any]]) -> Outputs:
+        """Accept a legal move part of which only the readings' doubt showed (``faint``: lot name ->
+        the structure taken), marked for the players to check."""
+        assert self.game is not None
+        self._faint.update({lot: dict(structure) for lot, structure in faint.items()})
+        outputs = self._accept(move, override=False)
         records = tuple(dict(r, faint=True) if r["type"] == "move" else r for r in outputs.records)
         if self.phase is not Phase.PLAYING:  # the game ended with it: the final screen stands
             return Outputs(outputs.light, outputs.screen, outputs.beep, records)
         self.note += " (faint: check it)"
         return self._emit(outputs.light, self._turn_screen(), outputs.beep, records)
+
+    def _cap_chances(self, observation: Observation) -> dict[tuple[int, str], float]:
+        """The most each cap on each unclaimed tower can be, on this reading."""
+        assert self.accepted is not None
+        return {(lot, player): _cap_chance(observation, lot, tower.with_cap(player), at_most=True)
+                for lot, tower in self.accepted.structures.items()
+                if tower.kind == "tower" and tower.cap is None for player in PLAYERS}
+
+    def _faint_cap(self, move: Move, observation: Observation) -> Move | None:
+        """``move`` with the one cap its reading shows only faintly, if that makes a legal move; else None.
+
+        Why: a black cap on a blue or green tower can read "uncapped, 0.52"
+        with "capped, 0.48" behind it.  Read in the very reading that shows
+        the mover's build, on a tower whose cap was out of the question on
+        every still reading before, that cap is the build's claim; taken
+        later, it would be a cap without a build.
+        """
+        assert self.game is not None and self.accepted is not None
+        if move.is_pass or move.cap is not None:
+            return None
+        candidates = []
+        for lot, tower in self.accepted.structures.items():
+            if tower.kind != "tower" or tower.cap is not None or (lot, move.player) not in self._cap_before:
+                continue
+            chance = _cap_chance(observation, lot, tower.with_cap(move.player), at_most=False)
+            if (chance >= FAINT_CAP_PROBABILITY
+                    and chance - self._cap_before[(lot, move.player)] >= FAINT_CAP_RISE):
+                candidates.append(lot)
+        if len(candidates) != 1:
+            return None
+        amended = Move(move.player, move.lot, move.piece, candidates[0])
+        return None if self.game.violations(amended) else amended
 
     def _with_faint_builds(self, after: Position, observation: Observation) -> Position:
         """``after`` with each faint build still standing where the reading's doubt still points to it.
@@ -424,11 +480,13 @@ class Referee:
             return after
         doc = after.to_json()
         for lot, structure in list(self._faint.items()):
-            if parse_lot(lot) not in self.accepted.structures:  # taken back or corrected since
-                del self._faint[lot]
+            standing = self.accepted.structures.get(parse_lot(lot))
+            if standing is None or _key(structure) != _key(structure_to_json(standing)):
+                del self._faint[lot]  # taken back or corrected since
                 continue
             alt = observation.runners_up.get(lot)
-            if lot not in doc["structures"] and alt is not None and alt.structure == structure:
+            if (_key(doc["structures"].get(lot)) != _key(structure)
+                    and alt is not None and _key(alt.structure) == _key(structure)):
                 doc["structures"][lot] = dict(structure)
         return Position.from_json(doc)
 
@@ -481,7 +539,7 @@ class Referee:
                         players=base.players, turn=base.turn, lot=unsure[0], board=base.board)
         return self._emit(Light.AMBER, screen)
 
-    def _accept(self, move: Move, after: Position, *, override: bool) -> Outputs:
+    def _accept(self, move: Move, *, override: bool) -> Outputs:
         assert self.game is not None
         violations = self.game.violations(move) if override else []
         self.game.push(move)
@@ -493,6 +551,7 @@ class Referee:
             self._support[move.lot] = 1  # the reading that accepted it
         # a new piece throws shadows and leans: only the sure looks of the reading that shows it, and later ones, count
         self._seen_empty = self._empty_now - ({LOT_NAMES[move.lot]} if move.lot is not None else set())
+        self._cap_before = dict(self._caps_now)  # the reading that showed this move is the next one's "before"
         self.phase = Phase.PLAYING
         self.board_moved()
         self.note = _move_words(move) + (" (house ruling)" if override else "")
@@ -754,7 +813,7 @@ class Referee:
                             fix="this is no single move; put the board back",
                             board=screen.board)
             return self._emit(Light.RED, screen)
-        return self._accept(self.verdict.move, self.verdict.observed, override=True)
+        return self._accept(self.verdict.move, override=True)
 
     # ---------------------------------------------------------------- the end
 
@@ -985,6 +1044,27 @@ def _legal_sequence(game: Game, lots: list[int], caps: list[int],
             if rest is not None:
                 return [move, *rest]
     return None
+
+
+def _key(structure: Mapping[str, Any] | None) -> tuple[Any, ...] | None:
+    """A structure's JSON compared by meaning (the vision writes ``"cap": null``, the engine leaves it out)."""
+    return None if structure is None else (structure["kind"], structure["color"], structure.get("cap"))
+
+
+def _cap_chance(observation: Observation, lot: int, capped: Structure, *, at_most: bool) -> float:
+    """How probable the reading makes ``capped`` on ``lot``: its confidence when it is the answer,
+    its probability when it is the runner-up; otherwise 0, or with ``at_most`` the most it can be."""
+    name = LOT_NAMES[lot]
+    confidence = float(observation.lot_confidence.get(name, 1.0))
+    if observation.position.structures.get(lot) == capped:
+        return confidence
+    alt = observation.runners_up.get(name)
+    if alt is not None and _key(alt.structure) == _key(structure_to_json(capped)):
+        return alt.probability
+    if not at_most:
+        return 0.0
+    rest = max(0.0, 1.0 - confidence)
+    return rest if alt is None else min(alt.probability, max(0.0, rest - alt.probability))
 
 
 def _setup_screen(detail: str = "Clear the board and lay out all 20 tiles.") -> Screen:
