@@ -177,3 +177,13 @@ def test_a_faint_cap_is_not_kept_against_a_reading_that_no_longer_doubts(game, b
     other = dict(capped, color="red" if capped["color"] != "red" else "blue", cap=None)
     out = referee.observe(seen(boards[k + 1], {tower: 0.6}, runners_up={tower: faint(other, 0.4, 1.0)}))
     assert out.light is Light.AMBER and out.look_again and out.screen.lot == tower
+
+
+def test_a_faint_cap_that_sure_readings_deny_is_corrected_away_without_a_warning(game, boards):
+    k, move, tower, capped = cap_chance_setup(game, boards)
+    referee = up_to(boards, k)
+    referee.observe(seen(boards[k + 1], {tower: 0.52}, runners_up={tower: faint(capped, 0.48, 1.0)}))
+    outs = [referee.observe(seen(boards[k + 1])) for _ in range(5)]
+    assert all(out.light is Light.GREEN and out.beep is None for out in outs)
+    assert [r["type"] for out in outs for r in out.records] == ["correction"]
+    assert referee.game.moves[-1] == move
