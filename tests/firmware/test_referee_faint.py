@@ -3,6 +3,7 @@
 import pytest
 
 from boardcam.engine.aliencity import LOT_NAMES, Move
+from boardcam.engine.aliencity.position import structure_from_json
 from boardcam.firmware.lights import Light
 from boardcam.firmware.referee import Referee, RunnerUp
 from boardcam.firmware.screens import ScreenKind
@@ -22,7 +23,8 @@ def three_plies_in(boards, confidence=None):
 
 
 def faint(structure, probability=0.36, share=0.98):
-    return RunnerUp(structure, probability, share)
+    """A runner-up answer, the structure given as in the position JSON."""
+    return RunnerUp(structure_from_json(structure, "runner-up"), probability, share)
 
 
 def test_a_faint_build_is_looked_at_then_taken_and_kept(boards):

@@ -46,7 +46,7 @@ from boardcam.engine.aliencity import (
     move_to_json,
     parse_lot,
 )
-from boardcam.engine.aliencity.position import structure_to_json
+from boardcam.engine.aliencity.position import structure_from_json
 
 from .lights import Beep, ButtonEvent, Light
 from .screens import BoardSketch, PlayerLine, Screen, ScreenKind, TowerLine
@@ -61,10 +61,10 @@ class Phase(enum.Enum):
 
 @dataclass(frozen=True)
 class RunnerUp:
-    """The next likeliest answer of a lot read unsurely (structure JSON, or None for empty), its
-    probability, and its share of everything but the chosen answer."""
+    """The next likeliest answer of a lot read unsurely (None for empty), its probability, and its
+    share of everything but the chosen answer."""
 
-    structure: Mapping[str, str] | None
+    structure: Structure | None
     probability: float
     share: float
 
@@ -82,7 +82,9 @@ class Observation:
     @classmethod
     def from_reading(cls, reading: Any) -> "Observation":
         """Adapt the vision's Reading (duck-typed: the vision package is not imported here)."""
-        runners_up = {name: RunnerUp(alt.structure, float(alt.probability), float(alt.share))
+        runners_up = {name: RunnerUp(None if alt.structure is None
+                                     else structure_from_json(alt.structure, f"runners_up.{name}"),
+                                     float(alt.probability), float(alt.share))
                       for name, alt in (getattr(reading, "runners_up", {}) or {}).items()}
         return cls(
             position=reading.position,
@@ -169,10 +171,10 @@ class Referee:
         self._cap_seen: dict[int, int] = {}  # the same for new caps, by the capped lot
         self._readings = 0
         # Faint builds: the lots read empty surely since the last move, and the
-        # builds accepted from a runner-up answer (lot name -> structure JSON)
+        # structures accepted from a runner-up answer, by lot
         self._seen_empty: set[str] = set()
         self._empty_now: set[str] = set()  # ...of which this reading's
-        self._faint: dict[str, Any] = {}
+        self._faint: dict[int, Structure] = {}
         # Faint caps: per (tower lot, cap colour), the most that cap was
         # possible on the still readings since the last move
         self._cap_before: dict[tuple[int, str], float] = {}
@@ -371,7 +373,7 @@ class Referee:
                 faint_cap = self._faint_cap(inference.move, observation)
                 if faint_cap is not None and faint_cap.cap is not None:
                     capped = self.accepted.structures[faint_cap.cap].with_cap(faint_cap.player)
-                    return self._accept_faint(faint_cap, {LOT_NAMES[faint_cap.cap]: structure_to_json(capped)})
+                    return self._accept_faint(faint_cap, {faint_cap.cap: capped})
                 return self._accept(inference.move, override=False)
             return self._illegal(Verdict(after, inference.move, tuple(violations)))
         amended = self._late_cap(after)
@@ -390,7 +392,7 @@ class Referee:
                            and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= SEEN_EMPTY}
         self._seen_empty |= self._empty_now
 
-    def _faint_build(self, observation: Observation) -> tuple[str, Mapping[str, str]] | None:
+    def _faint_build(self, observation: Observation) -> tuple[str, Structure] | None:
         """The one lot that was read empty surely since the last move and now reads empty only
         unsurely, with a piece clearly behind that doubt; None when there is not exactly one.
 
@@ -412,24 +414,23 @@ class Referee:
                 candidates.append((name, alt.structure))
         return candidates[0] if len(candidates) == 1 else None
 
-    def _take_faint_build(self, lot: str, structure: Mapping[str, str]) -> Outputs:
+    def _take_faint_build(self, lot: str, structure: Structure) -> Outputs:
         """Look again while looks are left; then accept the faint build if it is a legal move (amber if not).
         Any other lot still read unsurely counts as it was."""
         assert self.game is not None and self.accepted is not None
         if self._looks < self.max_looks:
             return self._looking([lot])
-        doc = self.accepted.to_json()
-        doc["structures"][lot] = dict(structure)
-        inference = infer_move(self.accepted, Position.from_json(doc), self.game)
+        after = Position(self.accepted.tiles, {**self.accepted.structures, parse_lot(lot): structure})
+        inference = infer_move(self.accepted, after, self.game)
         if inference.kind != "move" or inference.move is None or self.game.violations(inference.move):
             return self._looking([lot])
-        return self._accept_faint(inference.move, {lot: dict(structure)})
+        return self._accept_faint(inference.move, {parse_lot(lot): structure})
 
-    def _accept_faint(self, move: Move, faint: Mapping[str, Mapping[str, Any]]) -> Outputs:
-        """Accept a legal move part of which only the readings' doubt showed (``faint``: lot name ->
+    def _accept_faint(self, move: Move, faint: Mapping[int, Structure]) -> Outputs:
+        """Accept a legal move part of which only the readings' doubt showed (``faint``: lot ->
         the structure taken), marked for the players to check."""
         assert self.game is not None
-        self._faint.update({lot: dict(structure) for lot, structure in faint.items()})
+        self._faint.update(faint)
         outputs = self._accept(move, override=False)
         records = tuple(dict(r, faint=True) if r["type"] == "move" else r for r in outputs.records)
         if self.phase is not Phase.PLAYING:  # the game ended with it: the final screen stands
@@ -478,17 +479,15 @@ class Referee:
         assert self.accepted is not None
         if not self._faint:
             return after
-        doc = after.to_json()
+        structures = dict(after.structures)
         for lot, structure in list(self._faint.items()):
-            standing = self.accepted.structures.get(parse_lot(lot))
-            if standing is None or _key(structure) != _key(structure_to_json(standing)):
+            if self.accepted.structures.get(lot) != structure:
                 del self._faint[lot]  # taken back or corrected since
                 continue
-            alt = observation.runners_up.get(lot)
-            if (_key(doc["structures"].get(lot)) != _key(structure)
-                    and alt is not None and _key(alt.structure) == _key(structure)):
-                doc["structures"][lot] = dict(structure)
-        return Position.from_json(doc)
+            alt = observation.runners_up.get(LOT_NAMES[lot])
+            if structures.get(lot) != structure and alt is not None and alt.structure == structure:
+                structures[lot] = structure
+        return Position(after.tiles, structures)
 
     def _merge_looks(
         self, after: Position, changed: list[str], confidence: Mapping[str, float]
@@ -1046,11 +1045,6 @@ def _legal_sequence(game: Game, lots: list[int], caps: list[int],
     return None
 
 
-def _key(structure: Mapping[str, Any] | None) -> tuple[Any, ...] | None:
-    """A structure's JSON compared by meaning (the vision writes ``"cap": null``, the engine leaves it out)."""
-    return None if structure is None else (structure["kind"], structure["color"], structure.get("cap"))
-
-
 def _cap_chance(observation: Observation, lot: int, capped: Structure, *, at_most: bool) -> float:
     """How probable the reading makes ``capped`` on ``lot``: its confidence when it is the answer,
     its probability when it is the runner-up; otherwise 0, or with ``at_most`` the most it can be."""
@@ -1059,7 +1053,7 @@ def _cap_chance(observation: Observation, lot: int, capped: Structure, *, at_mos
     if observation.position.structures.get(lot) == capped:
         return confidence
     alt = observation.runners_up.get(name)
-    if alt is not None and _key(alt.structure) == _key(structure_to_json(capped)):
+    if alt is not None and alt.structure == capped:
         return alt.probability
     if not at_most:
         return 0.0
