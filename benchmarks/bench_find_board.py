@@ -14,7 +14,15 @@ intrinsics).  Figures, over the frames *without* a hand unless said:
   (row 1 = the short side lower in the image);
 * ``hand_found_rate`` – ``found_rate`` over the frames with a hand;
 * ``mat_found_rate`` – ``found_rate`` over frames whose tiles lie on a printed mat;
+* ``placed_rate`` / ``mat_placed_rate`` – the same as ``found_rate`` and
+  ``mat_found_rate`` for the reader's placing (:func:`boardcam.vision.reader.locate_board`:
+  a mat's markers when seen, refined onto the grid, else markerless), which
+  is what ``boardcam read`` and the app's setup use;
 * ``ms`` – median and 95th percentile time per frame, one thread.
+
+``edition`` prints every scene in one tile edition ("R": made-up art per
+scene); ``empty`` shows each scene's empty board with no hand, the frame the
+app's setup reads from scratch.
 """
 
 from __future__ import annotations
@@ -53,22 +61,43 @@ def corner_errors(found: dict[str, Any], truth: dict[str, Any]) -> tuple[float, 
     return best
 
 
-def bench_find_board(count: int = 100, seed: int = 0, size: tuple[int, int] = (1640, 1232), verbose: bool = False) -> dict[str, Any]:
+def _scene(seed: int, size: tuple[int, int], edition: str | None, empty: bool) -> Any:
+    from scenegen.positions import game_positions
+    from scenegen.sampling import made_up_art, random_scene
+
+    overrides: dict[str, Any] = {}
+    if edition is not None:
+        overrides = made_up_art(seed) if edition == "R" else {"edition": edition}
+    if not empty:
+        return random_scene(seed, size=size, **overrides)
+    # the same game random_scene draws its position from, at its first ply
+    first = game_positions(int(np.random.default_rng([seed, 1]).integers(2 ** 31)))[0]
+    return random_scene(seed, size=size, position=first, hand=None, **overrides)
+
+
+def _worst_lots(pose: Any, corners: dict[str, Any]) -> float:
+    if pose is None:
+        return float("inf")
+    return corner_errors(pose.to_json()["corners_px"], corners)[0] / lot_px(corners)
+
+
+def bench_find_board(count: int = 100, seed: int = 0, size: tuple[int, int] = (1640, 1232), verbose: bool = False,
+                     edition: str | None = None, empty: bool = False) -> dict[str, Any]:
     """Find the board in ``count`` generated scenes; returns the figures in the module docstring."""
     import cv2
-    from scenegen import random_scene
 
     from boardcam.vision.errors import BoardNotFoundError
     from boardcam.vision.find_board import find_board
+    from boardcam.vision.reader import locate_board
 
     cv2.setNumThreads(1)
     errors: list[float] = []
     times: list[float] = []
     plain = plain_found = returned = eighth = oriented = 0
-    hands = hands_found = mats = mats_found = 0
+    hands = hands_found = mats = mats_found = placed = mats_placed = 0
     failures: list[int] = []
     for index in range(count):
-        scene = random_scene(seed + index, size=size)
+        scene = _scene(seed + index, size, edition, empty)
         corners, _ = truth_in_reader_convention(scene.truth)
         params = scene.truth["params"]
         start = time.perf_counter()
@@ -91,9 +120,16 @@ def bench_find_board(count: int = 100, seed: int = 0, size: tuple[int, int] = (1
             hands += 1
             hands_found += ok
             continue
+        try:
+            placed_pose = locate_board(scene.image, None, None)[0]
+        except BoardNotFoundError:
+            placed_pose = None
+        placed_ok = _worst_lots(placed_pose, corners) <= 0.25
         if params.get("mat"):
             mats += 1
             mats_found += ok
+            mats_placed += placed_ok
+        placed += placed_ok
         plain += 1
         returned += pose is not None
         plain_found += ok
@@ -118,6 +154,8 @@ def bench_find_board(count: int = 100, seed: int = 0, size: tuple[int, int] = (1
         "hand_found_rate": hands_found / max(hands, 1),
         "mat_frames": mats,
         "mat_found_rate": mats_found / max(mats, 1),
+        "placed_rate": placed / max(plain, 1),
+        "mat_placed_rate": mats_placed / max(mats, 1),
         "ms": {"median": statistics.median(times), "p95": float(np.percentile(times, 95))},
         "failed_seeds": failures,
     }

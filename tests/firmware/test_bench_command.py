@@ -41,9 +41,9 @@ def test_count_and_seed_become_each_harness_own_names() -> None:
         harness_options("drift", 0, None)
 
 
-def test_edition_is_an_option_of_the_vision_and_app_benches_only(capsys: pytest.CaptureFixture[str]) -> None:
+def test_edition_is_an_option_of_the_vision_app_and_board_benches_only(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "engine", "--edition", "R"]) == 2
-    assert "--edition is an option of bench vision and bench app only" in capsys.readouterr().err
+    assert "--edition is an option of bench vision, app and board only" in capsys.readouterr().err
     with pytest.raises(SystemExit) as refused:  # argparse names the choices
         main(["bench", "vision", "--edition", "Z"])
     assert refused.value.code == 2
@@ -75,6 +75,17 @@ def test_board_bench_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
     figures = _bench_json(capsys, "board", "--count", "1", "--seed", "3")
     assert figures["scenes"] == 1
     assert figures["ms"]["median"] > 0
+
+
+def test_board_bench_reads_empty_made_up_boards(capsys: pytest.CaptureFixture[str]) -> None:
+    figures = _bench_json(capsys, "board", "--count", "1", "--seed", "7002", "--edition", "R", "--empty")
+    assert figures["frames_without_hand"] == 1 and figures["hand_frames"] == 0
+    assert figures["found_rate"] == figures["placed_rate"] == 1.0  # pale cards on the rim, found
+
+
+def test_empty_is_an_option_of_the_board_bench_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "vision", "--empty"]) == 2
+    assert "--empty is an option of bench board only" in capsys.readouterr().err
 
 
 def test_a_bad_option_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:

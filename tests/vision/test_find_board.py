@@ -10,6 +10,7 @@ from boardcam.vision.find_board import (
     completed_outlines,
     find_board,
     locate,
+    locate_near,
     orient,
     refine_tiles,
     symmetric_peak,
@@ -57,6 +58,48 @@ def test_tiles_on_a_printed_mat_are_found_inside_it(make_scene):
     corners, _ = truth_in_reader_convention(sc.truth)
     pose = find_board(sc.image)  # markerless: the mat's markers are not used here
     assert corner_error(pose, corners) < lot_px(corners) / 8
+
+
+def empty_made_up_scene(seed, size=(820, 616)):
+    """The empty board of a made-up-art training-style scene (what the app's setup reads)."""
+    from scenegen.positions import game_positions
+    from scenegen.sampling import made_up_art, random_scene
+
+    first = game_positions(int(np.random.default_rng([seed, 1]).integers(2 ** 31)))[0]
+    return random_scene(seed, size=size, position=first, hand=None, **made_up_art(seed))
+
+
+@pytest.mark.parametrize("seed", [7002, 7107])
+def test_pale_cards_on_the_rim_are_not_taken_for_a_mats_margin(seed):
+    # neutral cards round the array's rim are as plain as a mat's margin; the
+    # outline inside them shows far weaker seams than the array's own outline
+    sc = empty_made_up_scene(seed)
+    corners, _ = truth_in_reader_convention(sc.truth)
+    pose = find_board(sc.image)
+    assert corner_error(pose, corners) < lot_px(corners) / 8
+
+
+@pytest.mark.parametrize("offset_lots", [(0.3, -0.2), (-0.25, 0.3)])
+def test_a_guessed_outline_is_refined_onto_the_seams(make_scene, offset_lots):
+    from scenegen import Mat
+
+    sc = make_scene(STRUCTURES, edition="C", yaw_deg=20.0, mat=Mat(marker_mm=30.0, margin_mm=8.0))
+    corners, _ = truth_in_reader_convention(sc.truth)
+    truth = np.array([corners[k] for k in ("A1", "H1", "H10", "A10")], float)
+    lot = lot_px(corners)
+    # the guess: shifted and a little too large, as a mat of another layout guesses
+    centre = truth.mean(axis=0)
+    guess = centre + (truth - centre) * 1.04 + np.array(offset_lots) * lot
+    fit = locate_near(sc.image, guess)
+    assert corner_error(fit.pose, corners) < lot / 8
+
+
+def test_a_guess_far_from_any_array_is_not_a_board(make_scene):
+    sc = make_scene(STRUCTURES, edition="A")
+    h, w = sc.image.shape[:2]
+    guess = np.array([[10, 60], [60, 60], [60, 10], [10, 10]], float)  # a corner of the table
+    with pytest.raises(BoardNotFoundError):
+        locate_near(sc.image, guess)
 
 
 def test_a_hand_over_the_middle_does_not_move_the_corners(make_scene):

@@ -67,6 +67,13 @@ SEAM_HALF = 0.12
 #: its colour spread is at most this many times the table's.
 PLAIN_BAND = 3.0
 
+#: A blob whose own outline shows tile seams this many times as clearly as
+#: the outline found inside its border band is the array itself, not a mat:
+#: neutral cards on the array's rim are as plain as a mat's margin.  (On the
+#: generator's mats the inner outline shows them 1–10 times as clearly as the
+#: mat's; on bare arrays of pale cards the outer one 2.4–2.6 times.)
+BARE_OVER_PEELED = 1.5
+
 #: Seam contrast below which the outline holds no 4×5 array at all (a card,
 #: a book): its "seams" show no more edge than the tile faces.
 MIN_SEAM_CONTRAST = 1.2
@@ -1077,7 +1084,8 @@ def outline_candidates(
     First the blob's best four-sided outline (or, when the blob is a mat the
     tiles lie on, the best one inside it); then, for a hand that hides a
     side or drags the outline off, the blob's other outlines and those
-    completed from three sides, by seam contrast.  Only outlines whose seams
+    completed from three sides, and the one of the blob and the mat's
+    inside not taken first, by seam contrast.  Only outlines whose seams
     stand out are kept.
     """
     no_outline: BoardNotFoundError | None = None
@@ -1093,21 +1101,26 @@ def outline_candidates(
         inner = None if first is None else peel(lab, first[1], table)
     except BoardNotFoundError:
         inner = None
+    fallback: list[Candidate] = []  # the outline not taken first, tried when the others fail
     if inner is not None and first is not None:
         inner_table, inner_mask = inner
         try:
             other = ranked_outlines(image_bgr, fit_outline(inner_mask, keep=OUTLINE_CANDIDATES), scale, intrinsics)[0]
         except BoardNotFoundError:
             other = (NO_GRID, first[1])
-        if other[0][0] >= MIN_SEAM_CONTRAST or other[0][0] > first[0][0]:
-            first, outline_mask, outline_table = (other[0], other[1], inner_table), inner_mask, inner_table
+        peeled: Candidate = (other[0], other[1], inner_table)
+        if first[0][0] > BARE_OVER_PEELED * other[0][0]:
+            fallback = [peeled]
+        elif other[0][0] >= MIN_SEAM_CONTRAST or other[0][0] > first[0][0]:
+            fallback = [first]
+            first, outline_mask, outline_table = peeled, inner_mask, inner_table
     best = NO_GRID[0] if first is None else first[0][0]
     if first is not None and best >= MIN_SEAM_CONTRAST:
         yield first
     # only when that fails (a hand, mostly) are the others worth their time
     rest = [(grid, quad, outline_table) for grid, quad in outer[1:]] if outline_mask is mask else []
     completed = ranked_outlines(image_bgr, completed_outlines(outline_mask, keep=OUTLINE_CANDIDATES), scale, intrinsics)
-    rest += [(grid, quad, outline_table) for grid, quad in completed]
+    rest += [(grid, quad, outline_table) for grid, quad in completed] + fallback
     rest.sort(key=lambda item: -item[0][0])
     good = [c for c in rest if c[0][0] >= MIN_SEAM_CONTRAST]
     if no_outline is not None and not rest:
@@ -1139,7 +1152,7 @@ def _corner_gap_lots(a: np.ndarray, b: np.ndarray, tiles_along_first_side: int) 
 
 def fit_grid(
     image_bgr: np.ndarray, grid: tuple[float, int, int, np.ndarray], quad_small: np.ndarray, table: TableModel,
-    scale: float, intrinsics: CameraIntrinsics | None,
+    scale: float, intrinsics: CameraIntrinsics | None, move_window: bool = True,
 ) -> BoardFit:
     """Refine one outline's grid onto the tile seams and check it is a plausible 4×5 array.
 
@@ -1151,7 +1164,8 @@ def fit_grid(
     kept unless the one whose seams stand out most puts a corner more than
     DRAGGED_LOTS away.  Nearer than that the finest pass is the more exact:
     a seam score at 24 px per tile does not see a pixel, and the app's
-    reference needs it.
+    reference needs it.  ``move_window``: whether the 4×5 window may move
+    along the lattice (not when the outline is known to a fraction of a tile).
     """
     h, w = image_bgr.shape[:2]
     _, nx, ny, gh = grid
@@ -1168,7 +1182,7 @@ def fit_grid(
         if refined is None or grid_moved(gh, refined, nx, ny) > 2.0:
             break  # nothing to go on, or lines found on clutter dragged the grid away
         gh = refined
-        if px == 24:
+        if px == 24 and move_window:
             gh, nx, ny, _ = best_window(image_bgr, gh, nx, ny, table, scale, intrinsics)
         grids.append((contrast_of(gh, nx, ny), gh, nx, ny))
     contrast, gh, nx, ny = grids[-1]
@@ -1253,6 +1267,45 @@ def peel(lab: np.ndarray, quad: np.ndarray, table: TableModel) -> tuple[TableMod
     if not mask.any():
         raise BoardNotFoundError("no tile array found: nothing inside the outline stands out")
     return table, mask
+
+
+#: the band outside a guessed outline that stands for the table (tiles, from its edge outwards):
+#: past the guess's own error (a third of a tile), still on a mat's margin and markers
+GUESS_BAND = (0.3, 0.45)
+
+
+def locate_near(image_bgr: np.ndarray, corners: np.ndarray, intrinsics: CameraIntrinsics | None = None) -> BoardFit:
+    """The tile grid refined from a guess of its outline, such as a mat's markers give.
+
+    Why not the blob search: tiles on a mat of their own colour (neutral
+    cards on a cream mat) make no blob inside the mat to outline, yet their
+    seams still show.  A band outside the guess (``GUESS_BAND``), on the
+    mat's margin and markers, plays the table's part.  ``corners`` (4×2, undistorted frame
+    pixels) run A1, H1, H10, A10 and must be within about a third of a tile
+    of the truth; the result is checked as a searched grid is.
+    """
+    h, w = image_bgr.shape[:2]
+    if intrinsics is not None:
+        intrinsics = intrinsics.scaled_to((w, h))
+    small, scale = search_image(image_bgr, intrinsics, SEGMENT_SIZE)
+    lab = to_lab(cv2.GaussianBlur(small, (0, 0), 1.0))
+    quad_small = (np.asarray(corners, np.float64) + 0.5) * scale - 0.5
+    nx, ny = TILES_WIDE, TILES_TALL
+    to_small = grid_homography(quad_small, nx, ny)
+    band = np.zeros(lab.shape[:2], np.uint8)
+    near, far = GUESS_BAND
+    def grown(by: float) -> np.ndarray:
+        return apply_h(to_small, np.array([[-by, -by], [nx + by, -by], [nx + by, ny + by], [-by, ny + by]]))
+
+    outer, inner = grown(far), grown(near)
+    cv2.fillConvexPoly(band, np.round(outer * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    cv2.fillConvexPoly(band, np.round(inner * 16).astype(np.int32), 0, cv2.LINE_8, 4)
+    if np.count_nonzero(band) < 50:
+        raise BoardNotFoundError("no tile array found: the guessed outline is too small")
+    table = fit_table(lab, band > 0)
+    quad = np.asarray(corners, np.float64)
+    grid = (NO_GRID[0], nx, ny, grid_homography(quad, nx, ny))
+    return fit_grid(image_bgr, grid, quad_small, table, scale, intrinsics, move_window=False)
 
 
 def find_board(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) -> BoardPose:

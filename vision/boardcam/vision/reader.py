@@ -35,7 +35,7 @@ from boardcam.vision import by_the_rules, lot_net
 from boardcam.vision import lots as lots_stage
 from boardcam.vision.colour import board_gains, gains_matching, to_lab
 from boardcam.vision.errors import BoardNotFoundError
-from boardcam.vision.find_board import find_board, orient, search_image
+from boardcam.vision.find_board import find_board, locate_near, orient, search_image
 from boardcam.vision.geometry import build_warp
 from boardcam.vision.lots import LotReading
 from boardcam.vision.mat import MatSpec, find_mat
@@ -140,17 +140,21 @@ def grid_near(image_bgr: np.ndarray, corners: np.ndarray, intrinsics: CameraIntr
     The mat's markers say where the printed area is; the tiles lie in it by
     hand, and an uncalibrated mat's layout is a guess, so the grid found
     near there is the better pose.  Its corners keep ``corners``' names.
+    When the search outlines something else (tiles the mat's own colour
+    leave the mat as the only outline), the grid is refined from the
+    markers' guess instead.
     """
     corners = np.asarray(corners, np.float64)
-    try:
-        grid = np.array(find_board(image_bgr, intrinsics).ordered())
-    except BoardNotFoundError:
-        return corners
-    named = min((np.roll(grid, -k, axis=0) for k in range(4)),
-                key=lambda g: float(np.linalg.norm(g - corners, axis=1).sum()))
     lot = np.linalg.norm(corners[1] - corners[0]) / 8
-    if np.linalg.norm(named - corners, axis=1).max() <= MAT_AGREEMENT_LOTS * lot:
-        return named
+    for search in (lambda: find_board(image_bgr, intrinsics), lambda: locate_near(image_bgr, corners, intrinsics).pose):
+        try:
+            grid = np.array(search().ordered())
+        except BoardNotFoundError:
+            continue
+        named = min((np.roll(grid, -k, axis=0) for k in range(4)),
+                    key=lambda g: float(np.linalg.norm(g - corners, axis=1).sum()))
+        if np.linalg.norm(named - corners, axis=1).max() <= MAT_AGREEMENT_LOTS * lot:
+            return named
     return corners
 
 

@@ -62,7 +62,9 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--reader", choices=("vision", "truth", "noisy"), default=None,
                        help="app only: the real vision (default), the scenes' truth, or the truth with misreads")
     bench.add_argument("--edition", choices=("A", "B", "C", "D", "R"), default=None,
-                       help="vision and app: every scene printed in this tile edition (R: made-up art per scene)")
+                       help="vision, app and board: every scene printed in this tile edition (R: made-up art per scene)")
+    bench.add_argument("--empty", action="store_true",
+                       help="board only: each scene's empty board with no hand (what the app's setup reads)")
     bench.add_argument("--clear-towers", action="store_true",
                        help="vision only: every tower of clear coloured plastic (dark on a dark tile)")
     bench.add_argument("--dir", default=None, metavar="FOLDER",
@@ -120,9 +122,13 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"bench {args.what}: --reader is an option of bench app only")
         options["reader"] = args.reader
     if getattr(args, "edition", None) is not None:
-        if args.what not in ("vision", "app"):
-            raise InputError(f"bench {args.what}: --edition is an option of bench vision and bench app only")
+        if args.what not in ("vision", "app", "board"):
+            raise InputError(f"bench {args.what}: --edition is an option of bench vision, app and board only")
         options["edition"] = args.edition
+    if getattr(args, "empty", False):
+        if args.what != "board":
+            raise InputError(f"bench {args.what}: --empty is an option of bench board only")
+        options["empty"] = True
     if getattr(args, "clear_towers", False):
         if args.what != "vision":
             raise InputError(f"bench {args.what}: --clear-towers is an option of bench vision only")
