@@ -63,11 +63,9 @@ def corner_errors(found: dict[str, Any], truth: dict[str, Any]) -> tuple[float, 
 
 def _scene(seed: int, size: tuple[int, int], edition: str | None, empty: bool) -> Any:
     from scenegen.positions import game_positions
-    from scenegen.sampling import made_up_art, random_scene
+    from scenegen.sampling import random_scene
 
-    overrides: dict[str, Any] = {}
-    if edition is not None:
-        overrides = made_up_art(seed) if edition == "R" else {"edition": edition}
+    overrides: dict[str, Any] = {} if edition is None else {"edition": edition}
     if not empty:
         return random_scene(seed, size=size, **overrides)
     # the same game random_scene draws its position from, at its first ply
