@@ -1280,9 +1280,10 @@ def locate_near(image_bgr: np.ndarray, corners: np.ndarray, intrinsics: CameraIn
     Why not the blob search: tiles on a mat of their own colour (neutral
     cards on a cream mat) make no blob inside the mat to outline, yet their
     seams still show.  A band outside the guess (``GUESS_BAND``), on the
-    mat's margin and markers, plays the table's part.  ``corners`` (4×2, undistorted frame
-    pixels) run A1, H1, H10, A10 and must be within about a third of a tile
-    of the truth; the result is checked as a searched grid is.
+    mat's margin and markers, plays the table's part.  ``corners`` (4×2,
+    undistorted frame pixels) run A1, H1, H10, A10 and must be within about
+    a third of a tile of the truth; the result is checked as a searched
+    grid is, and the 4×5 window is not moved along the lattice.
     """
     h, w = image_bgr.shape[:2]
     if intrinsics is not None:
@@ -1294,6 +1295,7 @@ def locate_near(image_bgr: np.ndarray, corners: np.ndarray, intrinsics: CameraIn
     to_small = grid_homography(quad_small, nx, ny)
     band = np.zeros(lab.shape[:2], np.uint8)
     near, far = GUESS_BAND
+
     def grown(by: float) -> np.ndarray:
         return apply_h(to_small, np.array([[-by, -by], [nx + by, -by], [nx + by, ny + by], [-by, ny + by]]))
 
