@@ -41,11 +41,13 @@ def fake_vision(monkeypatch):
         sure = calls.get("piece_confidence", 0.97)
         return SimpleNamespace(position=Position.from_json(board), position_dict=board,
                                lot_confidence={lot: sure for lot in board["structures"]} | {"A1": 0.9},
-                               tile_confidence={"A1": 0.95}, occluded=calls.get("occluded", False),
+                               tile_confidence={"A1": calls.get("tile_confidence", 0.95)},
+                               occluded=calls.get("occluded", False),
                                pose=pose or calls.get("found") or FakePose("found"))
 
     def empty_board_reference(image, pose, **kwargs):
         calls["references"] += 1
+        calls["reference_tiles"] = kwargs.get("tiles")
         return "reference"
 
     def align_to_reference(image, pose, reference, intrinsics=None, structures=None):
@@ -161,6 +163,32 @@ def test_an_empty_board_with_unsure_phantom_pieces_still_becomes_the_reference(f
     fake_vision["piece_confidence"] = 0.6  # the same board read unsurely: prints, not pieces
     reader(IMAGE)
     assert fake_vision["references"] == 1
+
+
+def test_a_print_taken_for_a_piece_is_read_again_as_empty_board_tiles(fake_vision):
+    """A ring icon read as an unsure dome hides its tile's icon from the search, which then reads
+    that tile unsurely: the reference reads the tiles itself, as an empty board's, and this
+    frame (which a still board never shows again) is read again against it."""
+    reader = VisionReader(None)
+    fake_vision["piece_confidence"] = 0.6
+    fake_vision["tile_confidence"] = 0.33
+    reader(IMAGE)
+    assert fake_vision["references"] == 1 and fake_vision["reference_tiles"] is None
+    assert fake_vision["reads"][-1]["reference"] == "reference" and len(fake_vision["reads"]) == 2
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["previous"] is not None  # the re-read is the reading carried on
+
+
+def test_an_unsure_tile_on_a_board_without_pieces_is_no_reference(fake_vision):
+    reader = VisionReader(None)
+    fake_vision["board"] = "empty"
+    fake_vision["tile_confidence"] = 0.33
+    reader(IMAGE)
+    assert fake_vision["references"] == 0
+    fake_vision["tile_confidence"] = 0.95
+    reader(IMAGE)
+    assert fake_vision["references"] == 1 and fake_vision["reference_tiles"] is not None  # the reading's tiles
+    assert len(fake_vision["reads"]) == 2  # nothing to read again
 
 
 def test_a_board_found_again_after_a_bump_is_registered_on_the_reference(fake_vision):

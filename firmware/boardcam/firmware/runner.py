@@ -75,7 +75,12 @@ class VisionReader:
         self._moved = False
         if not getattr(reading, "occluded", False):
             self._previous = reading
-            self._maybe_take_reference(image, reading)
+            if self._maybe_take_reference(image, reading):
+                # the prints taken for pieces are the empty look now: this frame,
+                # which the referee may see only once (a still board is not read
+                # again), is read again against it
+                reading = self._read_board(image, pose=reading.pose, reference=self._reference, **self._parts)
+                self._previous = None if getattr(reading, "occluded", False) else reading
         return Observation.from_reading(reading)
 
     def _read(self, image: np.ndarray) -> Any:
@@ -156,8 +161,11 @@ class VisionReader:
         corners = pose.to_json()["corners_px"]
         self._drift = self._drift_reference(image, corners, self._parts.get("intrinsics"))
 
-    def _maybe_take_reference(self, image: np.ndarray, reading: Any) -> None:
+    def _maybe_take_reference(self, image: np.ndarray, reading: Any) -> bool:
         """Keep the first empty board as the reference pieces are compared with.
+
+        Returns whether the reading disagrees with the reference just taken
+        (it showed unsure "pieces") and should be read again against it.
 
         A board counts as empty when nothing on it is read as a piece with
         confidence: tile art the vision has not seen can make a printed icon
@@ -165,17 +173,25 @@ class VisionReader:
         board must not keep the app from ever taking its reference (against
         which the print is simply the empty look).  A real piece is read
         surely, so a played board is never taken.
+
+        Such a print also spoils the tiles: the icon search does not look
+        under a piece, so the tile whose icon was taken for one is read
+        unsurely, with its icon elsewhere.  When the board shows unsure
+        "pieces", its tiles are therefore read again as those of an empty
+        board, where any lot may hold the icon.
         """
         structures = reading.position_dict.get("structures") or {}
         if self._reference is not None or any(
                 reading.lot_confidence.get(lot, 0.0) >= self._sure for lot in structures):
-            return
-        if min(reading.tile_confidence.values(), default=0.0) < self.EMPTY_TILE_CONFIDENCE:
-            return
+            return False
+        tiles: dict[str, Any] | None = None if structures else reading.position_dict["tiles"]
+        if tiles is not None and min(reading.tile_confidence.values(), default=0.0) < self.EMPTY_TILE_CONFIDENCE:
+            return False
         self._reference = self._empty_board_reference(
-            image, reading.pose, intrinsics=self._parts.get("intrinsics"), tiles=reading.position_dict["tiles"])
+            image, reading.pose, intrinsics=self._parts.get("intrinsics"), tiles=tiles)
         self._previous = None  # read the next board against the reference from scratch
-        log.info("empty board kept as the reference")
+        log.info("empty board kept as the reference%s", " (its unsure pieces taken for print)" if structures else "")
+        return bool(structures)
 
 
 def vision_reader(calibration: Any = None) -> Reader:
