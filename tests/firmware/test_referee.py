@@ -367,3 +367,41 @@ def test_a_recording_that_runs_out_mid_game_ends_it_scored_as_it_stands(boards):
 
 def test_a_recording_that_never_left_setup_logs_nothing():
     assert Referee().recording_ended().records == ()
+
+
+def _icon_kept_free(game, position_doc):
+    """An empty icon lot that rule 5 keeps free in this position, and a piece the player to move has."""
+    from boardcam.engine.aliencity import LOT_NAMES, Move
+
+    for tile in game.position.tiles.values():
+        if tile.icon in game.position.structures:
+            continue
+        for piece in game.supply[game.turn]:
+            if game.supply[game.turn][piece] <= 0:
+                continue
+            if any(v.rule == 5 for v in game.violations(Move(game.turn, tile.icon, piece))):
+                return LOT_NAMES[tile.icon], piece
+    raise LookupError("no icon lot kept free")
+
+
+def test_a_piece_on_an_icon_lot_that_rule_5_keeps_free_needs_a_surer_reading(game, boards):
+    """A disc icon under a new lamp can read as a dome for many frames; at 0.85 it is no move and
+    no warning, while the real move elsewhere is judged.  Read surely, it is reported."""
+    from helpers import game_after, with_structure
+
+    from boardcam.engine.aliencity import parse_lot
+
+    referee, new_lot = _three_plies_in(boards)
+    icon, piece = _icon_kept_free(game_after(game, 3), boards[3])
+    ghost = with_structure(boards[4], parse_lot(icon), piece.kind, piece.color)
+    for _ in range(2):
+        out = referee.observe(seen(ghost, {icon: 0.85, new_lot: 0.97}))
+        assert out.light is Light.AMBER and referee.game.ply == 3
+    out = referee.observe(seen(ghost, {icon: 0.85, new_lot: 0.97}))
+    assert out.light is Light.GREEN and referee.game.ply == 4  # the move judged, the icon still free
+    assert icon not in referee.accepted.to_json()["structures"]
+    sure, _ = _three_plies_in(boards)
+    alone = with_structure(boards[3], parse_lot(icon), piece.kind, piece.color)
+    for _ in range(3):
+        out = sure.observe(seen(alone, {icon: 0.97}))
+    assert out.light is Light.RED and any(v.rule == 5 for v in sure.verdict.violations)

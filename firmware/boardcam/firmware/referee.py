@@ -36,6 +36,7 @@ from boardcam.engine.aliencity import (
     LOT_NAMES,
     Game,
     Move,
+    Piece,
     Position,
     PLAYERS,
     Ruleset,
@@ -125,6 +126,8 @@ class Verdict:
 
 #: an accepted structure read as gone counts only this surely (see Referee._bar)
 REMOVAL_CONFIDENCE = 0.95
+#: ...and a new structure on an icon lot that rule 5 still keeps free this surely (see Referee._bar)
+ICON_ARRIVAL_CONFIDENCE = 0.93
 #: a lot read empty this surely since the last move may later show a faint build (see Referee._faint_build)
 SEEN_EMPTY = 0.9
 #: ...when the piece behind its unsure "empty" is this probable, and this clearly the piece it would be
@@ -509,10 +512,10 @@ class Referee:
                     structures[lot] = best[1]
         built = self.accepted.structures if self.accepted is not None else {}
         unsure = [lot for lot in changed
-                  if self._best[lot][0] < self._bar(parse_lot(lot) in built, self._best[lot][1])]
+                  if self._best[lot][0] < self._bar(parse_lot(lot), parse_lot(lot) in built, self._best[lot][1])]
         return Position.from_json(doc), unsure
 
-    def _bar(self, was_built: bool, now: Any) -> float:
+    def _bar(self, lot: int, was_built: bool, now: Any) -> float:
         """The confidence a changed lot's reading needs to count.
 
         Pieces never leave an Alien City board in play, while the one piece
@@ -520,10 +523,28 @@ class Referee:
         the tile's own colour) is exactly one it may come to read as gone.
         So an accepted structure read as gone needs ``REMOVAL_CONFIDENCE``;
         below that it stays as it was while the move elsewhere is judged.
+
+        Likewise a tile's icon is the print most like a piece (a disc the
+        size of a dome), and after a lamp change it can read as one for many
+        frames; a build there while rule 5 still keeps the lot free is rare
+        by comparison.  So such an arrival needs ``ICON_ARRIVAL_CONFIDENCE``
+        (0.93: above the icon prints read as pieces in the app bench, below
+        a real dome on an icon lot read at 0.948; docs/app.md).
         """
         if was_built and now is None:
             return max(self.min_confidence, REMOVAL_CONFIDENCE)
+        if not was_built and now is not None and self._icon_kept_free(lot, now):
+            return max(self.min_confidence, ICON_ARRIVAL_CONFIDENCE)
         return self.min_confidence
+
+    def _icon_kept_free(self, lot: int, structure: Mapping[str, Any]) -> bool:
+        """Whether ``lot`` is its tile's icon lot and rule 5 forbids building ``structure``
+        (position JSON) there now."""
+        assert self.game is not None and self.accepted is not None
+        if not any(tile.icon == lot for tile in self.accepted.tiles.values()):
+            return False
+        move = Move(self.game.turn, lot, Piece(structure["kind"], structure["color"]))
+        return any(v.rule == 5 for v in self.game.violations(move))
 
     def _looking(self, unsure: list[str]) -> Outputs:
         base = self._turn_screen()
