@@ -62,15 +62,10 @@ def corner_errors(found: dict[str, Any], truth: dict[str, Any]) -> tuple[float, 
 
 
 def _scene(seed: int, size: tuple[int, int], edition: str | None, empty: bool) -> Any:
-    from scenegen.positions import game_positions
-    from scenegen.sampling import random_scene
+    from scenegen.sampling import empty_board_scene, random_scene
 
     overrides: dict[str, Any] = {} if edition is None else {"edition": edition}
-    if not empty:
-        return random_scene(seed, size=size, **overrides)
-    # the same game random_scene draws its position from, at its first ply
-    first = game_positions(int(np.random.default_rng([seed, 1]).integers(2 ** 31)))[0]
-    return random_scene(seed, size=size, position=first, hand=None, **overrides)
+    return (empty_board_scene if empty else random_scene)(seed, size, **overrides)
 
 
 def _worst_lots(pose: Any, corners: dict[str, Any]) -> float:

@@ -169,12 +169,17 @@ def made_up_art(seed: int) -> dict[str, Any]:
     return {"edition": "R", "palette_jitter": float(np.random.default_rng([seed, 5]).uniform(0, MADE_UP_JITTER))}
 
 
+def _seed_game(rng: np.random.Generator) -> list[dict[str, Any]]:
+    """The positions of the random legal game a scene's generator draws first."""
+    return game_positions(int(rng.integers(2 ** 31)))
+
+
 def random_inputs(seed: int, size: tuple[int, int] = (1640, 1232), position: dict[str, Any] | None = None,
                   overrides: dict[str, Any] | None = None) -> tuple[dict[str, Any], SceneParams]:
     """The position (a random ply of a random legal game, unless given) and parameters of seed's scene."""
     rng = np.random.default_rng([seed, 1])
     if position is None:
-        positions = game_positions(int(rng.integers(2 ** 31)))
+        positions = _seed_game(rng)
         position = positions[int(rng.integers(len(positions)))]
     return position, sample_params(rng, size, overrides)
 
@@ -184,3 +189,10 @@ def random_scene(seed: int, size: tuple[int, int] = (1640, 1232), position: dict
     """One random frame: a random ply of a random legal game (unless `position` is given)."""
     position, params = random_inputs(seed, size, position, overrides)
     return render_scene(position, params, seed)
+
+
+def empty_board_scene(seed: int, size: tuple[int, int] = (1640, 1232), **overrides: Any) -> Scene:
+    """The empty board of the game `random_scene(seed)` draws from, with no hand: what the app's
+    setup reads from scratch (camera and lamps drawn as for a scene given its position)."""
+    empty = _seed_game(np.random.default_rng([seed, 1]))[0]
+    return random_scene(seed, size, empty, **{"hand": None, **overrides})

@@ -62,11 +62,9 @@ def test_tiles_on_a_printed_mat_are_found_inside_it(make_scene):
 
 def empty_made_up_scene(seed, size=(820, 616)):
     """The empty board of a made-up-art training-style scene (what the app's setup reads)."""
-    from scenegen.positions import game_positions
-    from scenegen.sampling import made_up_art, random_scene
+    from scenegen.sampling import empty_board_scene, made_up_art
 
-    first = game_positions(int(np.random.default_rng([seed, 1]).integers(2 ** 31)))[0]
-    return random_scene(seed, size=size, position=first, hand=None, **made_up_art(seed))
+    return empty_board_scene(seed, size, **made_up_art(seed))
 
 
 @pytest.mark.parametrize("seed", [7002, 7107])

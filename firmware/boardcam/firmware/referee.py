@@ -541,7 +541,7 @@ class Referee:
         """Whether ``lot`` is its tile's icon lot and rule 5 forbids building ``structure``
         (position JSON) there now."""
         assert self.game is not None and self.accepted is not None
-        if not any(tile.icon == lot for tile in self.accepted.tiles.values()):
+        if not self.accepted.is_icon(lot):
             return False
         move = Move(self.game.turn, lot, Piece(structure["kind"], structure["color"]))
         return any(v.rule == 5 for v in self.game.violations(move))

@@ -1040,6 +1040,17 @@ class BoardFit:
     tile_quads_px: dict[str, np.ndarray]
 
 
+def _segmentation_lab(
+    image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None
+) -> tuple[CameraIntrinsics | None, np.ndarray, float]:
+    """The intrinsics scaled to the frame, the small undistorted frame's blurred Lab, and its scale."""
+    h, w = image_bgr.shape[:2]
+    if intrinsics is not None:
+        intrinsics = intrinsics.scaled_to((w, h))
+    small, scale = search_image(image_bgr, intrinsics, SEGMENT_SIZE)
+    return intrinsics, to_lab(cv2.GaussianBlur(small, (0, 0), 1.0)), scale
+
+
 def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) -> BoardFit:
     """The search behind :func:`find_board`, with each tile's quad and diagnostics.
 
@@ -1048,11 +1059,7 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     """
     if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or min(image_bgr.shape[:2]) < 64:
         raise BoardNotFoundError("image: expected a colour frame of at least 64×64 pixels")
-    h, w = image_bgr.shape[:2]
-    if intrinsics is not None:
-        intrinsics = intrinsics.scaled_to((w, h))
-    small, scale = search_image(image_bgr, intrinsics, SEGMENT_SIZE)
-    lab = to_lab(cv2.GaussianBlur(small, (0, 0), 1.0))
+    intrinsics, lab, scale = _segmentation_lab(image_bgr, intrinsics)
     table = fit_table(lab)
     mask = board_mask(lab, table)
     if not mask.any():
@@ -1285,11 +1292,7 @@ def locate_near(image_bgr: np.ndarray, corners: np.ndarray, intrinsics: CameraIn
     a third of a tile of the truth; the result is checked as a searched
     grid is, and the 4×5 window is not moved along the lattice.
     """
-    h, w = image_bgr.shape[:2]
-    if intrinsics is not None:
-        intrinsics = intrinsics.scaled_to((w, h))
-    small, scale = search_image(image_bgr, intrinsics, SEGMENT_SIZE)
-    lab = to_lab(cv2.GaussianBlur(small, (0, 0), 1.0))
+    intrinsics, lab, scale = _segmentation_lab(image_bgr, intrinsics)
     quad_small = (np.asarray(corners, np.float64) + 0.5) * scale - 0.5
     nx, ny = TILES_WIDE, TILES_TALL
     to_small = grid_homography(quad_small, nx, ny)
