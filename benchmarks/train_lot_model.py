@@ -94,9 +94,8 @@ def _cached_render(seed: int, size: tuple[int, int], cache: Path | None,
     import dataclasses
     import json
 
-    from scenegen import render_scene, sample_params
-    from scenegen.positions import game_positions
-    from scenegen.sampling import made_up_art
+    from scenegen import render_scene
+    from scenegen.sampling import made_up_art, random_inputs
 
     name = f"{seed}-{size[0]}x{size[1]}{'-R' if made_up else ''}.npz"
     path = cache / name if cache is not None else None
@@ -105,10 +104,7 @@ def _cached_render(seed: int, size: tuple[int, int], cache: Path | None,
         if data["image"].size == 0:
             return None
         return data["image"], data["empty"], str(data["truth"])
-    rng = np.random.default_rng([seed, 1])  # the same draws as scenegen.random_scene
-    positions = game_positions(int(rng.integers(2 ** 31)))
-    position = positions[int(rng.integers(len(positions)))]
-    params = sample_params(rng, size, made_up_art(seed) if made_up else {})
+    position, params = random_inputs(seed, size, None, made_up_art(seed) if made_up else {})  # as random_scene
     scene = render_scene(position, params, seed)
     result = None
     if not scene.truth.get("occluded"):
