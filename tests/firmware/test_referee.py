@@ -405,3 +405,51 @@ def test_a_piece_on_an_icon_lot_that_rule_5_keeps_free_needs_a_surer_reading(gam
     for _ in range(3):
         out = sure.observe(seen(alone, {icon: 0.97}))
     assert out.light is Light.RED and any(v.rule == 5 for v in sure.verdict.violations)
+
+
+def _icon_released(game, boards):
+    """(k, m, icon lot, piece): rule 5 keeps the icon lot free of ``piece`` at ply k, no longer at
+    ply m, and the game leaves the lot empty up to ply m + 1."""
+    from boardcam.engine.aliencity import Move
+
+    def kept_free(plies, lot, piece):
+        replay = game_after(game, plies)
+        return any(v.rule == 5 for v in replay.violations(Move(replay.turn, lot, piece)))
+
+    for k in range(1, game.ply - 1):
+        replay = game_after(game, k)
+        for tile in replay.position.tiles.values():
+            if tile.icon in replay.position.structures:
+                continue
+            for piece in replay.supply[replay.turn]:
+                if replay.supply[replay.turn][piece] <= 0 or not kept_free(k, tile.icon, piece):
+                    continue
+                for m in range(k + 1, game.ply):
+                    if LOT_NAMES[tile.icon] in boards[m + 1]["structures"]:
+                        break
+                    if not kept_free(m, tile.icon, piece):
+                        return k, m, tile.icon, piece
+    raise LookupError("no icon lot released by rule 5")
+
+
+def test_an_icon_read_as_a_piece_keeps_its_bar_once_rule_5_lets_the_lot_go(game, boards):
+    """An icon print read as a piece at 0.85 from the time rule 5 kept its lot free is no build
+    once the tile's other lots are built; the real moves meanwhile are judged one by one.
+    Read surely empty again, the lot takes the plain bar."""
+    k, m, icon, piece = _icon_released(game, boards)
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    name = LOT_NAMES[icon]
+    for ply in range(k + 1, m + 2):
+        ghost = with_structure(boards[ply], icon, piece.kind, piece.color)
+        for _ in range(3):
+            out = referee.observe(seen(ghost, {name: 0.85}))
+            if out.light is not Light.AMBER:
+                break
+        assert out.light is Light.GREEN and referee.game.ply == ply, f"ply {ply}"
+        assert name not in referee.accepted.to_json()["structures"]
+    referee.observe(seen(boards[m + 1]))  # the lot read surely empty
+    out = referee.observe(seen(with_structure(boards[m + 1], icon, piece.kind, piece.color), {name: 0.85}))
+    assert out.light is not Light.AMBER  # judged at once: a move or a warning
+    assert referee.game.ply == m + 2 or out.light is Light.RED

@@ -178,6 +178,9 @@ class Referee:
         self._seen_empty: set[str] = set()
         self._empty_now: set[str] = set()  # ...of which this reading's
         self._faint: dict[int, Structure] = {}
+        # Icon lots where a structure showed while rule 5 kept them free; it
+        # keeps that bar until the lot reads surely empty (see Referee._bar)
+        self._held_icons: set[int] = set()
         # Faint caps: per (tower lot, cap colour), the most that cap was
         # possible on the still readings since the last move
         self._cap_before: dict[tuple[int, str], float] = {}
@@ -304,6 +307,7 @@ class Referee:
         self._vouched = None
         self._seen_empty.clear()
         self._faint.clear()
+        self._held_icons.clear()
         self._cap_before.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
@@ -394,6 +398,7 @@ class Referee:
                            if lot not in structures and lot not in self.accepted.structures
                            and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= SEEN_EMPTY}
         self._seen_empty |= self._empty_now
+        self._held_icons -= {parse_lot(name) for name in self._empty_now}
 
     def _faint_build(self, observation: Observation) -> tuple[str, Structure] | None:
         """The one lot that was read empty surely since the last move and now reads empty only
@@ -529,11 +534,16 @@ class Referee:
         frames; a build there while rule 5 still keeps the lot free is rare
         by comparison.  So such an arrival needs ``ICON_ARRIVAL_CONFIDENCE``
         (0.93: above the icon prints read as pieces in the app bench, below
-        a real dome on an icon lot read at 0.948; docs/app.md).
+        a real dome on an icon lot read at 0.948; docs/app.md).  The bar is
+        the one the arrival met when it first showed, and it holds until the
+        lot reads surely empty: once the tile's other lots are built, rule 5
+        no longer keeps the lot free, but a print read as a piece since then
+        is no build made now.
         """
         if was_built and now is None:
             return max(self.min_confidence, REMOVAL_CONFIDENCE)
-        if not was_built and now is not None and self._icon_kept_free(lot, now):
+        if not was_built and now is not None and (lot in self._held_icons or self._icon_kept_free(lot, now)):
+            self._held_icons.add(lot)
             return max(self.min_confidence, ICON_ARRIVAL_CONFIDENCE)
         return self.min_confidence
 
