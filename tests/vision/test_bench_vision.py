@@ -147,3 +147,24 @@ def test_a_folder_without_labelled_images_is_an_error(tmp_path):
         bench_photos(tmp_path)
     with pytest.raises(InputError, match="not a folder"):
         bench_photos(tmp_path / "missing")
+
+
+def test_tower_hidden_icons_cost_a_guess_among_the_towers_the_rules_allow():
+    import random
+
+    from bench_vision import tower_guesses_lost
+
+    from boardcam.engine.aliencity import Game, possible_icon_lots, random_game
+
+    game = random_game(random.Random(3))
+    assert tower_guesses_lost(Game(game.position.tiles).position.to_json()) == 0.0  # nothing hidden
+    for seed in range(40):  # a late board with an icon under a tower and another tower the rules allow
+        board = random_game(random.Random(seed)).position
+        for key, tile in board.tiles.items():
+            hiding = board.structures.get(tile.icon)
+            towers = [lot for lot in possible_icon_lots(board, key)
+                      if board.structures.get(lot) is not None and board.structures[lot].kind == "tower"]
+            if hiding is not None and hiding.kind == "tower" and len(towers) >= 2:
+                assert tower_guesses_lost(board.to_json()) >= 1.0 - 1.0 / len(towers)
+                return
+    pytest.fail("no board with an icon between towers")
