@@ -453,3 +453,62 @@ def test_an_icon_read_as_a_piece_keeps_its_bar_once_rule_5_lets_the_lot_go(game,
     out = referee.observe(seen(with_structure(boards[m + 1], icon, piece.kind, piece.color), {name: 0.85}))
     assert out.light is not Light.AMBER  # judged at once: a move or a warning
     assert referee.game.ply == m + 2 or out.light is Light.RED
+
+
+def _phantom_before_a_cap(game, boards):
+    """(p, lot, piece): the move after ply p + 1 puts a cap down, and ``piece`` on ``lot`` (empty
+    up to ply p + 2) would be a legal build for that move's player right after ply p + 1."""
+    from boardcam.engine.aliencity import ALL_PIECES, Move
+
+    for p in range(1, game.ply - 2):
+        capper = game.moves[p + 1]
+        if capper.cap is None:
+            continue
+        replay = game_after(game, p + 1)
+        for lot in range(80):
+            if LOT_NAMES[lot] in boards[p + 2]["structures"]:
+                continue
+            for piece in ALL_PIECES:
+                if piece.kind == "tower" and replay.supply[capper.player][piece] > 0 \
+                        and not replay.violations(Move(capper.player, lot, piece)):
+                    return p, lot, piece
+    raise LookupError("no capped move with room for a phantom before it")
+
+
+def test_a_doubtful_build_caught_up_with_a_real_move_is_taken_back_when_the_turn_order_shows_it(game, boards):
+    """A tower read at 0.8 just as a real piece went down is caught up as a move of its own, which
+    puts the turn order out by one; the next player's cap then comes "out of turn".  Without the
+    doubtful tower a legal history ends at the board, so it is taken back, and the game goes on right."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    p, lot, piece = _phantom_before_a_cap(game, boards)
+    referee = Referee(confirm_reads=1)
+    records = []
+    for doc in boards[: p + 1]:
+        records += referee.observe(seen(doc)).records
+    name = LOT_NAMES[lot]
+    out = referee.observe(seen(with_structure(boards[p + 1], lot, piece.kind, piece.color), {name: 0.8}))
+    records += out.records
+    assert referee.game.ply == p + 2  # caught up as two moves
+    out = referee.observe(seen(with_structure(boards[p + 2], lot, piece.kind, piece.color), {name: 0.8}))
+    records += out.records
+    assert out.light is Light.GREEN and not referee.verdict
+    correction = next(r for r in out.records if r["type"] == "correction")
+    assert correction["retracted"] == name
+    assert referee.game.moves == game.moves[: p + 2]
+    assert game_from_records(records).moves == game.moves[: p + 2]  # the log tells the same story
+    # still read there at 0.8, it is no build; read surely, it is judged
+    out = referee.observe(seen(with_structure(boards[p + 2], lot, piece.kind, piece.color), {name: 0.8}))
+    assert name not in referee.accepted.to_json()["structures"]
+
+
+def test_a_surely_read_build_is_never_taken_back(game, boards):
+    """The same out-of-turn cap with the extra tower read surely now: a warning, no rewritten history."""
+    p, lot, piece = _phantom_before_a_cap(game, boards)
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: p + 1]:
+        referee.observe(seen(doc))
+    name = LOT_NAMES[lot]
+    referee.observe(seen(with_structure(boards[p + 1], lot, piece.kind, piece.color), {name: 0.8}))
+    out = referee.observe(seen(with_structure(boards[p + 2], lot, piece.kind, piece.color), {name: 0.97}))
+    assert out.light is Light.RED and not any(r["type"] == "correction" for r in out.records)

@@ -47,6 +47,7 @@ from boardcam.engine.aliencity import (
     move_to_json,
     parse_lot,
 )
+from boardcam.engine.aliencity.game import RULE_TURN
 from boardcam.engine.aliencity.position import structure_from_json
 
 from .lights import Beep, ButtonEvent, Light
@@ -128,6 +129,10 @@ class Verdict:
 REMOVAL_CONFIDENCE = 0.95
 #: ...and a new structure on an icon lot that rule 5 still keeps free this surely (see Referee._bar)
 ICON_ARRIVAL_CONFIDENCE = 0.93
+#: a move accepted less surely than this may be taken back when the turn order later shows it never
+#: happened (see Referee._retract_doubtful); a lot so retracted then counts a build only this surely
+DOUBTFUL_MOVE = 0.9
+RETRACTED_CONFIDENCE = 0.95
 #: a lot read empty this surely since the last move may later show a faint build (see Referee._faint_build)
 SEEN_EMPTY = 0.9
 #: ...when the piece behind its unsure "empty" is this probable, and this clearly the piece it would be
@@ -178,9 +183,12 @@ class Referee:
         self._seen_empty: set[str] = set()
         self._empty_now: set[str] = set()  # ...of which this reading's
         self._faint: dict[int, Structure] = {}
-        # Icon lots where a structure showed while rule 5 kept them free; it
-        # keeps that bar until the lot reads surely empty (see Referee._bar)
-        self._held_icons: set[int] = set()
+        # Lots whose reading must meet a higher bar than min_confidence until
+        # they read surely empty: icon lots where a structure showed while
+        # rule 5 kept them free, and lots of moves taken back (see Referee._bar)
+        self._held_bars: dict[int, float] = {}
+        # How surely each accepted build was read when it was accepted, by lot
+        self._accepted_confidence: dict[int, float] = {}
         # Faint caps: per (tower lot, cap colour), the most that cap was
         # possible on the still readings since the last move
         self._cap_before: dict[tuple[int, str], float] = {}
@@ -307,7 +315,8 @@ class Referee:
         self._vouched = None
         self._seen_empty.clear()
         self._faint.clear()
-        self._held_icons.clear()
+        self._held_bars.clear()
+        self._accepted_confidence.clear()
         self._cap_before.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
@@ -382,6 +391,10 @@ class Referee:
                     capped = self.accepted.structures[faint_cap.cap].with_cap(faint_cap.player)
                     return self._accept_faint(faint_cap, {faint_cap.cap: capped})
                 return self._accept(inference.move, override=False)
+            if all(v.rule == RULE_TURN for v in violations):
+                retracted = self._retract_doubtful(after, observation)
+                if retracted is not None:
+                    return retracted
             return self._illegal(Verdict(after, inference.move, tuple(violations)))
         amended = self._late_cap(after)
         if amended is not None:
@@ -389,6 +402,9 @@ class Referee:
         caught_up = self._catch_up(after)
         if caught_up is not None:
             return caught_up
+        retracted = self._retract_doubtful(after, observation)
+        if retracted is not None:
+            return retracted
         return self._illegal(Verdict(after, None, problems=tuple(inference.problems)))
 
     def _note_seen_empty(self, observation: Observation) -> None:
@@ -398,7 +414,8 @@ class Referee:
                            if lot not in structures and lot not in self.accepted.structures
                            and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= SEEN_EMPTY}
         self._seen_empty |= self._empty_now
-        self._held_icons -= {parse_lot(name) for name in self._empty_now}
+        for name in self._empty_now:
+            self._held_bars.pop(parse_lot(name), None)
 
     def _faint_build(self, observation: Observation) -> tuple[str, Structure] | None:
         """The one lot that was read empty surely since the last move and now reads empty only
@@ -440,6 +457,8 @@ class Referee:
         assert self.game is not None
         self._faint.update(faint)
         outputs = self._accept(move, override=False)
+        for lot in faint:
+            self._accepted_confidence[lot] = 0.0  # taken from a doubt: as doubtful as a move gets
         records = tuple(dict(r, faint=True) if r["type"] == "move" else r for r in outputs.records)
         if self.phase is not Phase.PLAYING:  # the game ended with it: the final screen stands
             return Outputs(outputs.light, outputs.screen, outputs.beep, records)
@@ -538,13 +557,16 @@ class Referee:
         the one the arrival met when it first showed, and it holds until the
         lot reads surely empty: once the tile's other lots are built, rule 5
         no longer keeps the lot free, but a print read as a piece since then
-        is no build made now.
+        is no build made now.  A lot whose move was taken back as never
+        made (``_retract_doubtful``) is held at ``RETRACTED_CONFIDENCE`` the
+        same way: what was read there is still read there.
         """
         if was_built and now is None:
             return max(self.min_confidence, REMOVAL_CONFIDENCE)
-        if not was_built and now is not None and (lot in self._held_icons or self._icon_kept_free(lot, now)):
-            self._held_icons.add(lot)
-            return max(self.min_confidence, ICON_ARRIVAL_CONFIDENCE)
+        if not was_built and now is not None:
+            if self._icon_kept_free(lot, now):
+                self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), ICON_ARRIVAL_CONFIDENCE)
+            return max(self.min_confidence, self._held_bars.get(lot, 0.0))
         return self.min_confidence
 
     def _icon_kept_free(self, lot: int, structure: Mapping[str, Any]) -> bool:
@@ -579,6 +601,7 @@ class Referee:
         self._vouched = None
         if move.lot is not None:
             self._support[move.lot] = 1  # the reading that accepted it
+            self._note_accepted(move.lot)
         # a new piece throws shadows and leans: only the sure looks of the reading that shows it, and later ones, count
         self._seen_empty = self._empty_now - ({LOT_NAMES[move.lot]} if move.lot is not None else set())
         self._cap_before = dict(self._caps_now)  # the reading that showed this move is the next one's "before"
@@ -654,6 +677,7 @@ class Referee:
             self.game.push(move)
             if move.lot is not None:
                 self._support[move.lot] = 1
+                self._note_accepted(move.lot)
             records.append({"type": "move", "ply": self.game.ply, "move": move_to_json(move),
                             "position": self.game.position.to_json(), "caught_up": True})
         self.accepted = self.game.position.copy()
@@ -666,6 +690,77 @@ class Referee:
             return Outputs(finished.light, finished.screen, finished.beep,
                            tuple(records) + finished.records)
         return self._emit(Light.GREEN, self._turn_screen(), records=tuple(records))
+
+    def _note_accepted(self, lot: int) -> None:
+        """Remember how surely the build on ``lot`` was read when it was accepted."""
+        self._accepted_confidence[lot] = self._best.get(LOT_NAMES[lot], (1.0, None))[0]
+
+    def _retract_doubtful(self, after: Position, observation: Observation) -> Outputs | None:
+        """A board the turn order cannot explain, explained by a doubtful build of the last
+        plies that never happened; None when there is none such.
+
+        A piece read unsurely just as a real one went down (the top of a
+        neighbour's tower leaning over the lot, an icon print) can be caught
+        up as a move of its own.  The turn order is then out by one, and the
+        next cap of the mover's colour shows up "out of turn".  When some
+        build of the last ``MAX_CORRECTION`` plies was accepted below
+        ``DOUBTFUL_MOVE``, still reads below it, and without it a legal
+        history turn by turn ends
+        exactly at the board (less that lot), the build is taken back: a
+        correction record, the light stays green.  What was read on its lot
+        is still read there, so a build there counts from then on only at
+        ``RETRACTED_CONFIDENCE``, until the lot reads surely empty.  A board
+        that breaks a placement rule is never explained away like this:
+        only a turn or supply problem, or changes that are no one move, are.
+        """
+        assert self.game is not None
+        recent = [m.lot for m in self.game.moves[-MAX_CORRECTION:] if m.lot is not None]
+        doubtful = sorted((lot for lot in recent if self._accepted_confidence.get(lot, 1.0) < DOUBTFUL_MOVE
+                           and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE),
+                          key=lambda lot: self._accepted_confidence[lot])
+        for lot in doubtful:
+            without = Position(after.tiles, {k: v for k, v in after.structures.items() if k != lot})
+            found = reread_history(self.game, without, arrival=self._arrival_order,
+                                   caps_seen=self._caps_seen_with())
+            if found is None or found.violations or lot not in {m.lot for m in found.popped}:
+                continue
+            if not self._confirmed(after):
+                return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+            return self._take_back(lot, found)
+        return None
+
+    def _take_back(self, lot: int, found: "Rereading") -> Outputs:
+        assert self.game is not None
+        for _ in found.popped:
+            self.game.pop()
+        for move in found.moves:
+            self.game.push(move)
+            if move.lot is not None:
+                self._note_accepted(move.lot)
+        self.accepted = self.game.position.copy()
+        self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), RETRACTED_CONFIDENCE)
+        self._accepted_confidence.pop(lot, None)
+        self._support.pop(lot, None)
+        first = self.game.ply - len(found.moves) + 1
+        retracted = next(m for m in found.popped if m.lot == lot)
+        record: dict[str, Any] = {
+            "type": "correction",
+            "ply": first,
+            "undo": len(found.popped),
+            "old": [move_to_json(m) for m in found.popped],
+            "moves": [move_to_json(m) for m in found.moves],
+            "retracted": LOT_NAMES[lot],
+            "position": self.accepted.to_json(),
+        }
+        self.verdict = None
+        self._suspect = None
+        self.phase = Phase.PLAYING
+        self.board_moved()
+        self.note = f"corrected: no {retracted.piece.words if retracted.piece else 'piece'} on {LOT_NAMES[lot]}"
+        if self.game.is_over():
+            finished = self._finish("no-moves")
+            return Outputs(finished.light, finished.screen, finished.beep, (record,) + finished.records)
+        return self._emit(Light.GREEN, self._turn_screen(), records=(record,))
 
     # ------------------------------------------------------------ corrections
 
@@ -754,6 +849,7 @@ class Referee:
         for move in found.moves:
             if move.lot is not None:  # seen this way in every reading that vouched for it
                 self._support[move.lot] = max(self._support.get(move.lot, 0), self._vouched_reads)
+                self._note_accepted(move.lot)
         first = self.game.ply - len(found.moves) + 1
         record: dict[str, Any] = {
             "type": "correction",
