@@ -39,7 +39,15 @@ from boardcam.vision.find_board import find_board, locate_near, orient, search_i
 from boardcam.vision.geometry import build_warp
 from boardcam.vision.lots import LotReading
 from boardcam.vision.mat import MatSpec, find_mat
-from boardcam.vision.models import TILES_WIDE, Appearance, BoardPose, CameraIntrinsics, EmptyBoardReference
+from boardcam.vision.models import (
+    LOTS_TALL,
+    LOTS_WIDE,
+    TILES_WIDE,
+    Appearance,
+    BoardPose,
+    CameraIntrinsics,
+    EmptyBoardReference,
+)
 from boardcam.vision.occlusion import Occlusion, find_occlusion
 from boardcam.vision.tiles import (
     GUILDS,
@@ -757,16 +765,44 @@ def _hidden_icons_by_the_rules(tiles: dict[str, TileReading], lots: dict[int, Lo
 
 
 COVERED_BAR = 0.5  # the board network's belief in a hand over a lot above which the lot is not read
+#: a patch of covered lots off the array's rim is a hand only if it is at least this big
+HAND_LOTS = 4
 
 
 def with_covered_lots(occlusion: Occlusion, covered: np.ndarray | None) -> Occlusion:
-    """The occlusion stage's finding joined with the lots the board network sees covered."""
+    """The occlusion stage's finding joined with the lots the board network sees covered.
+
+    A hand comes from outside the picture, so its arm crosses the array's
+    rim, and a hand alone spans a dozen lots.  Lots the network sees covered
+    in a small patch off the rim, with no arm found entering, are print it
+    has not seen before (made-up art: two plain lots of an empty board taken
+    for a hand kept the app from ever seeing the board empty), not a hand.
+    """
     if covered is None:
         return occlusion
-    extra = {int(lot) for lot in np.flatnonzero(covered >= COVERED_BAR)}
-    if not extra:
+    hand = covered >= COVERED_BAR
+    if not hand.any():
         return occlusion
+    if not occlusion.occluded:
+        hand = _reaching_in(hand)
+        if not hand.any():
+            return occlusion
+    extra = {int(lot) for lot in np.flatnonzero(hand)}
     return Occlusion(True, tuple(sorted(set(occlusion.lots) | extra)), occlusion.score)
+
+
+def _reaching_in(lots: np.ndarray) -> np.ndarray:
+    """(80,) bool by lot id: the lots of ``lots`` in a patch (8-connected) that touches the array's rim
+    or has at least HAND_LOTS lots."""
+    grid = lots.reshape(LOTS_TALL, LOTS_WIDE).astype(np.uint8)
+    count, labels = cv2.connectedComponents(grid, connectivity=8)
+    keep = np.zeros_like(lots)
+    for label in range(1, count):
+        patch = labels == label
+        on_rim = patch[0].any() or patch[-1].any() or patch[:, 0].any() or patch[:, -1].any()
+        if on_rim or int(patch.sum()) >= HAND_LOTS:
+            keep |= patch.reshape(-1)
+    return keep
 
 
 def _believed_empty(previous: Reading | None) -> np.ndarray | None:
