@@ -617,8 +617,7 @@ class Referee:
         if override:
             record["violations"] = [v.to_json() for v in violations]
         if self.game.is_over():
-            finished = self._finish("no-moves")
-            return Outputs(finished.light, finished.screen, finished.beep, (record,) + finished.records)
+            return self._finished_with(record)
         return self._emit(Light.GREEN, self._turn_screen(), records=(record,))
 
     def _late_cap(self, after: Position) -> Outputs | None:
@@ -686,9 +685,7 @@ class Referee:
         self.board_moved()
         self.note = f"{len(moves)} moves at once: " + "; ".join(_move_words(m) for m in moves)
         if self.game.is_over():
-            finished = self._finish("no-moves")
-            return Outputs(finished.light, finished.screen, finished.beep,
-                           tuple(records) + finished.records)
+            return self._finished_with(*records)
         return self._emit(Light.GREEN, self._turn_screen(), records=tuple(records))
 
     def _note_accepted(self, lot: int) -> None:
@@ -705,9 +702,8 @@ class Referee:
         next cap of the mover's colour shows up "out of turn".  When some
         build of the last ``MAX_CORRECTION`` plies was accepted below
         ``DOUBTFUL_MOVE``, still reads below it, and without it a legal
-        history turn by turn ends
-        exactly at the board (less that lot), the build is taken back: a
-        correction record, the light stays green.  What was read on its lot
+        history turn by turn ends exactly at the board (less that lot), the
+        build is taken back: a correction record, the light stays green.  What was read on its lot
         is still read there, so a build there counts from then on only at
         ``RETRACTED_CONFIDENCE``, until the lot reads surely empty.  A board
         that breaks a placement rule is never explained away like this:
@@ -730,6 +726,20 @@ class Referee:
         return None
 
     def _take_back(self, lot: int, found: "Rereading") -> Outputs:
+        record = self._rewrite(found)
+        record["retracted"] = LOT_NAMES[lot]
+        self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), RETRACTED_CONFIDENCE)
+        self._accepted_confidence.pop(lot, None)
+        self._support.pop(lot, None)
+        retracted = next(m for m in found.popped if m.lot == lot)
+        self.note = f"corrected: no {retracted.piece.words if retracted.piece else 'piece'} on {LOT_NAMES[lot]}"
+        assert self.game is not None
+        if self.game.is_over():
+            return self._finished_with(record)
+        return self._emit(Light.GREEN, self._turn_screen(), records=(record,))
+
+    def _rewrite(self, found: "Rereading") -> dict[str, Any]:
+        """Replace the popped plies by the re-read moves; the correction record for the log."""
         assert self.game is not None
         for _ in found.popped:
             self.game.pop()
@@ -738,29 +748,23 @@ class Referee:
             if move.lot is not None:
                 self._note_accepted(move.lot)
         self.accepted = self.game.position.copy()
-        self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), RETRACTED_CONFIDENCE)
-        self._accepted_confidence.pop(lot, None)
-        self._support.pop(lot, None)
-        first = self.game.ply - len(found.moves) + 1
-        retracted = next(m for m in found.popped if m.lot == lot)
-        record: dict[str, Any] = {
-            "type": "correction",
-            "ply": first,
-            "undo": len(found.popped),
-            "old": [move_to_json(m) for m in found.popped],
-            "moves": [move_to_json(m) for m in found.moves],
-            "retracted": LOT_NAMES[lot],
-            "position": self.accepted.to_json(),
-        }
         self.verdict = None
         self._suspect = None
         self.phase = Phase.PLAYING
         self.board_moved()
-        self.note = f"corrected: no {retracted.piece.words if retracted.piece else 'piece'} on {LOT_NAMES[lot]}"
-        if self.game.is_over():
-            finished = self._finish("no-moves")
-            return Outputs(finished.light, finished.screen, finished.beep, (record,) + finished.records)
-        return self._emit(Light.GREEN, self._turn_screen(), records=(record,))
+        return {
+            "type": "correction",
+            "ply": self.game.ply - len(found.moves) + 1,
+            "undo": len(found.popped),
+            "old": [move_to_json(m) for m in found.popped],
+            "moves": [move_to_json(m) for m in found.moves],
+            "position": self.accepted.to_json(),
+        }
+
+    def _finished_with(self, *records: dict[str, Any]) -> Outputs:
+        """The game over after the moves ``records`` log: their records, then the end."""
+        finished = self._finish("no-moves")
+        return Outputs(finished.light, finished.screen, finished.beep, records + finished.records)
 
     # ------------------------------------------------------------ corrections
 
@@ -841,34 +845,15 @@ class Referee:
             # The board's only reading has an illegal move in the past: the
             # players put it right on the table, as for any illegal move.
             return self._illegal(Verdict(after, None, found.violations))
-        for _ in found.popped:
-            self.game.pop()
-        for move in found.moves:
-            self.game.push(move)
-        self.accepted = self.game.position.copy()
         for move in found.moves:
             if move.lot is not None:  # seen this way in every reading that vouched for it
                 self._support[move.lot] = max(self._support.get(move.lot, 0), self._vouched_reads)
-                self._note_accepted(move.lot)
-        first = self.game.ply - len(found.moves) + 1
-        record: dict[str, Any] = {
-            "type": "correction",
-            "ply": first,
-            "undo": len(found.popped),
-            "old": [move_to_json(m) for m in found.popped],
-            "moves": [move_to_json(m) for m in found.moves],
-            "corrected": [first + i for i, (old, new) in enumerate(zip(found.popped, found.moves))
-                          if old != new],
-            "position": self.accepted.to_json(),
-        }
-        self.verdict = None
-        self._suspect = None
-        self.phase = Phase.PLAYING
-        self.board_moved()
+        record = self._rewrite(found)
+        record["corrected"] = [record["ply"] + i for i, (old, new) in enumerate(zip(found.popped, found.moves))
+                               if old != new]
         self.note = found.words()
         if self.game.is_over():
-            finished = self._finish("no-moves")
-            return Outputs(finished.light, finished.screen, finished.beep, (record,) + finished.records)
+            return self._finished_with(record)
         settled = self._emit(Light.GREEN, self._turn_screen(), records=(record,))
         if after != self.accepted:
             # The plies re-read in place; what remains is the move being made now
