@@ -512,3 +512,68 @@ def test_a_surely_read_build_is_never_taken_back(game, boards):
     referee.observe(seen(with_structure(boards[p + 1], lot, piece.kind, piece.color), {name: 0.8}))
     out = referee.observe(seen(with_structure(boards[p + 2], lot, piece.kind, piece.color), {name: 0.97}))
     assert out.light is Light.RED and not any(r["type"] == "correction" for r in out.records)
+
+
+def _false_cap_then(game, later=4):
+    """(p, move with a cap added): ply p + 1 builds a tower without a cap, the same move with its
+    player's cap on that tower is legal, and so are the game's next ``later`` moves after it."""
+    from boardcam.engine.aliencity import Move
+
+    for p in range(1, game.ply - later - 1):
+        real = game.moves[p]
+        if real.piece is None or real.piece.kind != "tower" or real.cap is not None:
+            continue
+        capped = Move(real.player, real.lot, real.piece, real.lot)
+        trial = game_after(game, p)
+        if trial.violations(capped):
+            continue
+        trial.push(capped)
+        if all(not trial.violations(m) and trial.push(m) is None for m in game.moves[p + 1 : p + 1 + later]):
+            return p, capped
+    raise LookupError("no tower build to misread with a cap")
+
+
+def test_a_doubtful_cap_that_later_reads_surely_bare_is_taken_off_its_move(game, boards):
+    """A cap read at 0.8 with a new tower is accepted with the move; four moves later the tower reads
+    surely bare.  Caps never leave the board, so the cap was the misread: it is taken off the move
+    that put it down and the game goes on, where before the app warned "the cap was removed"."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    p, capped = _false_cap_then(game)
+    name = LOT_NAMES[capped.lot]
+    referee = Referee(confirm_reads=1)
+    records = []
+    for doc in boards[: p + 1]:
+        records += referee.observe(seen(doc)).records
+    for ply in range(p + 1, p + 5):
+        shown = copy.deepcopy(boards[ply])
+        shown["structures"][name]["cap"] = capped.player
+        out = referee.observe(seen(shown, {name: 0.8}))
+        records += out.records
+        assert out.light is Light.GREEN and referee.game.ply == ply
+    assert referee.game.moves[p] == capped
+    for _ in range(8):
+        out = referee.observe(seen(boards[p + 4]))
+        records += out.records
+        if any(r["type"] == "correction" for r in out.records):
+            break
+    assert out.light is Light.GREEN and not referee.verdict
+    assert next(r for r in out.records if r["type"] == "correction")["uncapped"] == name
+    assert referee.game.moves == game.moves[: p + 4]
+    assert game_from_records(records).moves == game.moves[: p + 4]
+
+
+def test_a_cap_read_surely_is_not_taken_off(game, boards):
+    """The same tower read with its cap at 0.97 and later bare: a warning, the history kept."""
+    p, capped = _false_cap_then(game)
+    name = LOT_NAMES[capped.lot]
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: p + 1]:
+        referee.observe(seen(doc))
+    for ply in range(p + 1, p + 5):
+        shown = copy.deepcopy(boards[ply])
+        shown["structures"][name]["cap"] = capped.player
+        referee.observe(seen(shown, {name: 0.97}))
+    for _ in range(8):
+        out = referee.observe(seen(boards[p + 4]))
+    assert out.light is Light.RED and referee.game.moves[p] == capped

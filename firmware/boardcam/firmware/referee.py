@@ -189,6 +189,7 @@ class Referee:
         self._held_bars: dict[int, float] = {}
         # How surely each accepted build was read when it was accepted, by lot
         self._accepted_confidence: dict[int, float] = {}
+        self._cap_confidence: dict[int, float] = {}  # ...and each accepted cap, by the capped lot
         # Faint caps: per (tower lot, cap colour), the most that cap was
         # possible on the still readings since the last move
         self._cap_before: dict[tuple[int, str], float] = {}
@@ -317,6 +318,7 @@ class Referee:
         self._faint.clear()
         self._held_bars.clear()
         self._accepted_confidence.clear()
+        self._cap_confidence.clear()
         self._cap_before.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
@@ -379,6 +381,9 @@ class Referee:
             corrected = self._correct_history(after)
             if corrected is not None:
                 return corrected
+            uncapped = self._uncap_doubtful(after, observation)
+            if uncapped is not None:
+                return uncapped
         inference = infer_move(self.accepted, after, self.game)
         if inference.kind == "unchanged":
             return self._emit(self._outputs.light, self._outputs.screen)
@@ -457,8 +462,11 @@ class Referee:
         assert self.game is not None
         self._faint.update(faint)
         outputs = self._accept(move, override=False)
-        for lot in faint:
-            self._accepted_confidence[lot] = 0.0  # taken from a doubt: as doubtful as a move gets
+        for lot in faint:  # taken from a doubt: as doubtful as a move gets
+            if lot == move.cap:
+                self._cap_confidence[lot] = 0.0
+            else:
+                self._accepted_confidence[lot] = 0.0
         records = tuple(dict(r, faint=True) if r["type"] == "move" else r for r in outputs.records)
         if self.phase is not Phase.PLAYING:  # the game ended with it: the final screen stands
             return Outputs(outputs.light, outputs.screen, outputs.beep, records)
@@ -601,7 +609,7 @@ class Referee:
         self._vouched = None
         if move.lot is not None:
             self._support[move.lot] = 1  # the reading that accepted it
-            self._note_accepted(move.lot)
+        self._note_accepted(move)
         # a new piece throws shadows and leans: only the sure looks of the reading that shows it, and later ones, count
         self._seen_empty = self._empty_now - ({LOT_NAMES[move.lot]} if move.lot is not None else set())
         self._cap_before = dict(self._caps_now)  # the reading that showed this move is the next one's "before"
@@ -644,6 +652,7 @@ class Referee:
             self.game.push(last)
             return self._illegal(Verdict(after, None, tuple(violations)))
         self.game.push(amended)
+        self._cap_confidence[lot] = self._best.get(LOT_NAMES[lot], (1.0, None))[0]
         self.accepted = self.game.position.copy()
         self.phase = Phase.PLAYING
         self.verdict = None
@@ -676,7 +685,7 @@ class Referee:
             self.game.push(move)
             if move.lot is not None:
                 self._support[move.lot] = 1
-                self._note_accepted(move.lot)
+            self._note_accepted(move)
             records.append({"type": "move", "ply": self.game.ply, "move": move_to_json(move),
                             "position": self.game.position.to_json(), "caught_up": True})
         self.accepted = self.game.position.copy()
@@ -688,9 +697,12 @@ class Referee:
             return self._finished_with(*records)
         return self._emit(Light.GREEN, self._turn_screen(), records=tuple(records))
 
-    def _note_accepted(self, lot: int) -> None:
-        """Remember how surely the build on ``lot`` was read when it was accepted."""
-        self._accepted_confidence[lot] = self._best.get(LOT_NAMES[lot], (1.0, None))[0]
+    def _note_accepted(self, move: Move) -> None:
+        """Remember how surely the move's build, and its cap, were read when it was accepted."""
+        if move.lot is not None:
+            self._accepted_confidence[move.lot] = self._best.get(LOT_NAMES[move.lot], (1.0, None))[0]
+        if move.cap is not None:
+            self._cap_confidence[move.cap] = self._best.get(LOT_NAMES[move.cap], (1.0, None))[0]
 
     def _retract_doubtful(self, after: Position, observation: Observation) -> Outputs | None:
         """A board the turn order cannot explain, explained by a doubtful build of the last
@@ -725,6 +737,57 @@ class Referee:
             return self._take_back(lot, found)
         return None
 
+    def _uncap_doubtful(self, after: Position, observation: Observation) -> Outputs | None:
+        """A cap accepted doubtfully that now surely is not there, taken off the move that put it
+        down, however long ago; None when there is none such.
+
+        Caps never leave the board in play, so a tower that held a cap and
+        now reads surely bare was misread, then or now.  When the cap was
+        read below ``DOUBTFUL_MOVE`` and the tower now reads bare at
+        ``DOUBTFUL_MOVE`` or more, the cap was the misread (a dark tower's
+        shaded apex, a glint): every move from that one on is replayed with
+        the cap off, and if all are still legal the history is rewritten (a
+        correction record).  Without this a false cap accepted with a move
+        turned, once the tower read right, into "the black cap on G10 was
+        removed" for the rest of the game: re-reading covers only the last
+        plies, and a cap misread is older by the time it shows.
+        """
+        assert self.game is not None and self.accepted is not None
+        for lot, before in self.accepted.structures.items():
+            now = after.structures.get(lot)
+            if (before.cap is None or now != before.with_cap(None)
+                    or self._cap_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE
+                    or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE):
+                continue
+            capped_at = max((i for i, m in enumerate(self.game.moves) if m.cap == lot), default=None)
+            if capped_at is None:
+                continue
+            popped = tuple(self.game.moves[capped_at:])
+            moves = (Move(popped[0].player, popped[0].lot, popped[0].piece, None), *popped[1:])
+            if not _legal_from(self.game, len(popped), moves):
+                continue
+            if not self._confirmed(after):
+                return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+            record = self._rewrite(Rereading(popped, moves))
+            record["uncapped"] = LOT_NAMES[lot]
+            self._cap_confidence.pop(lot, None)
+            self.note = f"corrected: no cap on {LOT_NAMES[lot]}"
+            return self._settled(record, after)
+        return None
+
+    def _settled(self, record: dict[str, Any], after: Position) -> Outputs:
+        """Outputs after a history rewrite logged by ``record``; what the board shows beyond the
+        rewritten history (the move being made now, or a late cap) is judged as usual."""
+        assert self.game is not None
+        if self.game.is_over():
+            return self._finished_with(record)
+        settled = self._emit(Light.GREEN, self._turn_screen(), records=(record,))
+        if after != self.accepted:
+            rest = self._observe_game(Observation(after))
+            return Outputs(rest.light, rest.screen, rest.beep, settled.records + rest.records,
+                           rest.look_again)
+        return settled
+
     def _take_back(self, lot: int, found: "Rereading") -> Outputs:
         record = self._rewrite(found)
         record["retracted"] = LOT_NAMES[lot]
@@ -745,8 +808,7 @@ class Referee:
             self.game.pop()
         for move in found.moves:
             self.game.push(move)
-            if move.lot is not None:
-                self._note_accepted(move.lot)
+            self._note_accepted(move)
         self.accepted = self.game.position.copy()
         self.verdict = None
         self._suspect = None
@@ -852,16 +914,9 @@ class Referee:
         record["corrected"] = [record["ply"] + i for i, (old, new) in enumerate(zip(found.popped, found.moves))
                                if old != new]
         self.note = found.words()
-        if self.game.is_over():
-            return self._finished_with(record)
-        settled = self._emit(Light.GREEN, self._turn_screen(), records=(record,))
-        if after != self.accepted:
-            # The plies re-read in place; what remains is the move being made now
-            # (an illegal one, or a late cap): judged as usual, the board still vouched for.
-            rest = self._observe_game(Observation(after))
-            return Outputs(rest.light, rest.screen, rest.beep, settled.records + rest.records,
-                           rest.look_again)
-        return settled
+        # The plies re-read in place; what remains is the move being made now
+        # (an illegal one, or a late cap): judged as usual, the board still vouched for.
+        return self._settled(record, after)
 
     def _illegal(self, verdict: Verdict) -> Outputs:
         same = self.verdict is not None and self.verdict.observed == verdict.observed
@@ -1123,6 +1178,18 @@ def reread_history(game: Game, after: Position, max_plies: int = MAX_CORRECTION,
     if in_place == popped:
         return None
     return Rereading(tuple(popped), tuple(in_place))
+
+
+def _legal_from(game: Game, undo: int, moves: tuple[Move, ...]) -> bool:
+    """Whether ``moves``, played in turn after ``game``'s last ``undo`` plies are taken back, are all legal."""
+    trial = game.copy()
+    for _ in range(undo):
+        trial.pop()
+    for move in moves:
+        if trial.violations(move):
+            return False
+        trial.push(move)
+    return True
 
 
 def _legal_sequence(game: Game, lots: list[int], caps: list[int],
