@@ -338,16 +338,17 @@ def test_runners_up_are_only_for_unsure_lots_read_in_this_frame():
 
 
 def test_lots_the_network_sees_covered_are_a_hand_only_where_an_arm_could_reach_them():
-    """A hand's arm crosses the array's rim; two interior lots alone are unfamiliar print."""
+    """A hand's arm crosses the array's rim and the network is sure of it; two interior lots alone,
+    or a rim patch seen doubtfully, are unfamiliar print or shade."""
     import numpy as np
 
     from boardcam.vision.occlusion import Occlusion
     from boardcam.vision.reader import with_covered_lots
 
-    def covered(*names):
+    def covered(*names, sure=0.95):
         out = np.zeros(80)
         for name in names:
-            out[(int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])] = 0.8
+            out[(int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])] = sure
         return out
 
     clear = Occlusion(False, (), 0.0)
@@ -355,5 +356,6 @@ def test_lots_the_network_sees_covered_are_a_hand_only_where_an_arm_could_reach_
     assert with_covered_lots(clear, covered("H8", "G8")).lots == (62, 63)  # touches the rim: an arm
     big = with_covered_lots(clear, covered("C4", "D4", "C5", "D5"))
     assert big.occluded and len(big.lots) == 4  # a hand's size, wherever it is
-    arm = with_covered_lots(Occlusion(True, (0,), 3.0), covered("G8"))
+    assert not with_covered_lots(clear, covered("H1", "G2", "H2", sure=0.56)).occluded  # doubtful: shade
+    arm = with_covered_lots(Occlusion(True, (0,), 3.0), covered("G8", sure=0.6))
     assert arm.occluded and arm.lots == (0, 62)  # an arm already found: every covered lot counts

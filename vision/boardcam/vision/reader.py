@@ -765,18 +765,23 @@ def _hidden_icons_by_the_rules(tiles: dict[str, TileReading], lots: dict[int, Lo
 
 
 COVERED_BAR = 0.5  # the board network's belief in a hand over a lot above which the lot is not read
-#: a patch of covered lots off the array's rim is a hand only if it is at least this big
+#: with no arm found entering, a patch of covered lots is a hand only if it touches the array's rim or
+#: spans this many lots, and the network is this sure of at least one of them
 HAND_LOTS = 4
+HAND_SURE = 0.9
 
 
 def with_covered_lots(occlusion: Occlusion, covered: np.ndarray | None) -> Occlusion:
     """The occlusion stage's finding joined with the lots the board network sees covered.
 
     A hand comes from outside the picture, so its arm crosses the array's
-    rim, and a hand alone spans a dozen lots.  Lots the network sees covered
-    in a small patch off the rim, with no arm found entering, are print it
-    has not seen before (made-up art: two plain lots of an empty board taken
-    for a hand kept the app from ever seeing the board empty), not a hand.
+    rim, and a hand alone spans a dozen lots; the network is sure of a real
+    hand (every hand of the benchmarks' scenes has a lot at 1.00).  Lots it
+    sees covered in a small patch off the rim, or only doubtfully, with no
+    arm found entering, are print or shade it has not seen before, not a
+    hand: in made-up art two plain lots of an empty board kept the app from
+    ever seeing the board empty, and a shaded corner tile after a lamp
+    change (covered at 0.55) hid seven moves from it.
     """
     if covered is None:
         return occlusion
@@ -784,23 +789,24 @@ def with_covered_lots(occlusion: Occlusion, covered: np.ndarray | None) -> Occlu
     if not hand.any():
         return occlusion
     if not occlusion.occluded:
-        hand = _reaching_in(hand)
+        hand = _reaching_in(hand, covered)
         if not hand.any():
             return occlusion
     extra = {int(lot) for lot in np.flatnonzero(hand)}
     return Occlusion(True, tuple(sorted(set(occlusion.lots) | extra)), occlusion.score)
 
 
-def _reaching_in(lots: np.ndarray) -> np.ndarray:
+def _reaching_in(lots: np.ndarray, covered: np.ndarray) -> np.ndarray:
     """(80,) bool by lot id: the lots of ``lots`` in a patch (8-connected) that touches the array's rim
-    or has at least HAND_LOTS lots."""
+    or has at least HAND_LOTS lots, and holds a lot ``covered`` at HAND_SURE or more."""
     grid = lots.reshape(LOTS_TALL, LOTS_WIDE).astype(np.uint8)
     count, labels = cv2.connectedComponents(grid, connectivity=8)
     keep = np.zeros_like(lots)
     for label in range(1, count):
         patch = labels == label
         on_rim = patch[0].any() or patch[-1].any() or patch[:, 0].any() or patch[:, -1].any()
-        if on_rim or int(patch.sum()) >= HAND_LOTS:
+        sure = float(covered[patch.reshape(-1)].max()) >= HAND_SURE
+        if sure and (on_rim or int(patch.sum()) >= HAND_LOTS):
             keep |= patch.reshape(-1)
     return keep
 
