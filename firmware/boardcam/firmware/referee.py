@@ -543,6 +543,10 @@ class Referee:
                 else:
                     structures[lot] = best[1]
         built = self.accepted.structures if self.accepted is not None else {}
+        for name in changed:
+            lot, now = parse_lot(name), self._best[name][1]
+            if now is not None and lot not in built and self._icon_kept_free(lot, now):
+                self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), ICON_ARRIVAL_CONFIDENCE)
         unsure = [lot for lot in changed
                   if self._best[lot][0] < self._bar(parse_lot(lot), parse_lot(lot) in built, self._best[lot][1])]
         return Position.from_json(doc), unsure
@@ -562,18 +566,17 @@ class Referee:
         by comparison.  So such an arrival needs ``ICON_ARRIVAL_CONFIDENCE``
         (0.93: above the icon prints read as pieces in the app bench, below
         a real dome on an icon lot read at 0.948; docs/app.md).  The bar is
-        the one the arrival met when it first showed, and it holds until the
-        lot reads surely empty: once the tile's other lots are built, rule 5
-        no longer keeps the lot free, but a print read as a piece since then
-        is no build made now.  A lot whose move was taken back as never
-        made (``_retract_doubtful``) is held at ``RETRACTED_CONFIDENCE`` the
-        same way: what was read there is still read there.
+        the one the arrival met when it first showed (``_merge_looks`` holds
+        it), and it holds until the lot reads surely empty: once the tile's
+        other lots are built, rule 5 no longer keeps the lot free, but a
+        print read as a piece since then is no build made now.  A lot whose
+        move was taken back as never made (``_retract_doubtful``) is held at
+        ``RETRACTED_CONFIDENCE`` the same way: what was read there is still
+        read there.
         """
         if was_built and now is None:
             return max(self.min_confidence, REMOVAL_CONFIDENCE)
         if not was_built and now is not None:
-            if self._icon_kept_free(lot, now):
-                self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), ICON_ARRIVAL_CONFIDENCE)
             return max(self.min_confidence, self._held_bars.get(lot, 0.0))
         return self.min_confidence
 
@@ -652,7 +655,7 @@ class Referee:
             self.game.push(last)
             return self._illegal(Verdict(after, None, tuple(violations)))
         self.game.push(amended)
-        self._cap_confidence[lot] = self._best.get(LOT_NAMES[lot], (1.0, None))[0]
+        self._cap_confidence[lot] = self._best_confidence(lot)
         self.accepted = self.game.position.copy()
         self.phase = Phase.PLAYING
         self.verdict = None
@@ -700,9 +703,13 @@ class Referee:
     def _note_accepted(self, move: Move) -> None:
         """Remember how surely the move's build, and its cap, were read when it was accepted."""
         if move.lot is not None:
-            self._accepted_confidence[move.lot] = self._best.get(LOT_NAMES[move.lot], (1.0, None))[0]
+            self._accepted_confidence[move.lot] = self._best_confidence(move.lot)
         if move.cap is not None:
-            self._cap_confidence[move.cap] = self._best.get(LOT_NAMES[move.cap], (1.0, None))[0]
+            self._cap_confidence[move.cap] = self._best_confidence(move.cap)
+
+    def _best_confidence(self, lot: int) -> float:
+        """The surest reading of ``lot`` since the board last moved (1.0 when it did not change)."""
+        return self._best.get(LOT_NAMES[lot], (1.0, None))[0]
 
     def _retract_doubtful(self, after: Position, observation: Observation) -> Outputs | None:
         """A board the turn order cannot explain, explained by a doubtful build of the last
@@ -715,9 +722,10 @@ class Referee:
         build of the last ``MAX_CORRECTION`` plies was accepted below
         ``DOUBTFUL_MOVE``, still reads below it, and without it a legal
         history turn by turn ends exactly at the board (less that lot), the
-        build is taken back: a correction record, the light stays green.  What was read on its lot
-        is still read there, so a build there counts from then on only at
-        ``RETRACTED_CONFIDENCE``, until the lot reads surely empty.  A board
+        build is taken back: a correction record, the light stays green.
+        What was read on its lot is still read there, so a build there counts
+        from then on only at ``RETRACTED_CONFIDENCE``, until the lot reads
+        surely empty.  A board
         that breaks a placement rule is never explained away like this:
         only a turn or supply problem, or changes that are no one move, are.
         """
@@ -796,10 +804,8 @@ class Referee:
         self._support.pop(lot, None)
         retracted = next(m for m in found.popped if m.lot == lot)
         self.note = f"corrected: no {retracted.piece.words if retracted.piece else 'piece'} on {LOT_NAMES[lot]}"
-        assert self.game is not None
-        if self.game.is_over():
-            return self._finished_with(record)
-        return self._emit(Light.GREEN, self._turn_screen(), records=(record,))
+        assert self.accepted is not None
+        return self._settled(record, self.accepted)  # the lot's reading is left to the held bar
 
     def _rewrite(self, found: "Rereading") -> dict[str, Any]:
         """Replace the popped plies by the re-read moves; the correction record for the log."""

@@ -789,16 +789,17 @@ def with_covered_lots(occlusion: Occlusion, covered: np.ndarray | None) -> Occlu
     if not hand.any():
         return occlusion
     if not occlusion.occluded:
-        hand = _reaching_in(hand, covered)
+        hand = _reaching_in(covered)
         if not hand.any():
             return occlusion
     extra = {int(lot) for lot in np.flatnonzero(hand)}
     return Occlusion(True, tuple(sorted(set(occlusion.lots) | extra)), occlusion.score)
 
 
-def _reaching_in(lots: np.ndarray, covered: np.ndarray) -> np.ndarray:
-    """(80,) bool by lot id: the lots of ``lots`` in a patch (8-connected) that touches the array's rim
-    or has at least HAND_LOTS lots, and holds a lot ``covered`` at HAND_SURE or more."""
+def _reaching_in(covered: np.ndarray) -> np.ndarray:
+    """(80,) bool by lot id: the lots covered at COVERED_BAR or more in a patch (8-connected) that
+    touches the array's rim or has at least HAND_LOTS lots, and holds a lot covered at HAND_SURE or more."""
+    lots = covered >= COVERED_BAR
     grid = lots.reshape(LOTS_TALL, LOTS_WIDE).astype(np.uint8)
     count, labels = cv2.connectedComponents(grid, connectivity=8)
     keep = np.zeros_like(lots)
