@@ -13,13 +13,18 @@ and from scratch (board search included).  Figures:
   confidence >= 0.9) come from the known-pose readings of frames without a
   hand; ``from_scratch`` repeats them for the from-scratch readings, where a
   frame whose board is not found counts every lot and tile as wrong;
-* ``tile_accuracy_if_towers_hide`` is the best ``tile_accuracy`` a single
-  frame can expect when a tower hides a tile's icon whole: the rules
-  (``engine.aliencity.possible_icon_lots``) leave the icon to one of the
-  tile's lots under towers, and nothing in view tells those apart, so a
-  reader guesses among them.  Domes are counted as showing the icon's rim
-  (the ceiling is lower where they do not).  It depends on the positions
-  only, not on the reading;
+* ``tile_accuracy_if_pieces_hide`` and ``board_exact_if_pieces_hide`` are
+  the best ``tile_accuracy`` and ``board_exact`` a single frame can expect
+  when every piece on an icon lot hides the icon (a tower hides it whole; the
+  generator's domes, 18–22 mm across, cover its icons, drawn at most
+  10.6 mm from the lot's centre, all but a sliver).  The rules
+  (``engine.aliencity.possible_icon_lots``) leave a hidden icon to the
+  tile's built lots that can have been its last build, and a reader guesses
+  fairly among them; every lot is taken as read right.  They depend on the
+  positions only, not on the reading.  ``board_exact_icons_in_view`` is
+  ``board_exact`` with the icon of a tile whose icon lot holds a piece left
+  out (its colour still counts): what the reading gets right of what is in
+  view;
 * ``occluded_flagged`` is the share of frames with a hand over the board that
   are flagged, ``clean_flagged_occluded`` the share of frames without one
   that are (wrongly) flagged: the app would wait for them to clear;
@@ -98,7 +103,7 @@ class _Tally:
 
     def __init__(self) -> None:
         self.lots_total = self.lots_right = self.tiles_total = self.tiles_right = 0
-        self.colours_right = self.icons_right = self.boards = self.boards_exact = 0
+        self.colours_right = self.icons_right = self.boards = self.boards_exact = self.boards_exact_in_view = 0
         self.icons_in_view = self.icons_in_view_right = 0
         self.confident_wrong = self.confident = self.not_found = 0
         self.occluded_frames = self.occluded_flagged = self.clean_flagged = 0
@@ -122,22 +127,27 @@ class _Tally:
             sure = reading.lot_confidence.get(name, 0.0) >= 0.9
             self.confident += int(sure)
             self.confident_wrong += int(sure and name in wrong)
-        right_tiles = 0
+        right_tiles = right_in_view = 0
         for key, tile in position["tiles"].items():
             read = got["tiles"].get(key, {})
             self.colours_right += int(read.get("color") == tile["color"])
             self.icons_right += int(read.get("icon") == tile["icon"])
-            if tile["icon"] not in position["structures"]:  # a piece on the icon hides it from one frame
+            in_view = tile["icon"] not in position["structures"]  # a piece on the icon hides it from one frame
+            if in_view:
                 self.icons_in_view += 1
                 self.icons_in_view_right += int(read.get("icon") == tile["icon"])
             right_tiles += int(read == tile)
+            right_in_view += int(read == tile if in_view else read.get("color") == tile["color"])
         self.tiles_right += right_tiles
-        self.boards_exact += int(not wrong and right_tiles == 20)
+        tiles = len(position["tiles"])
+        self.boards_exact += int(not wrong and right_tiles == tiles)
+        self.boards_exact_in_view += int(not wrong and right_in_view == tiles)
 
     def figures(self) -> dict[str, Any]:
         return {
             "lot_accuracy": self.lots_right / max(self.lots_total, 1),
             "board_exact": self.boards_exact / max(self.boards, 1),
+            "board_exact_icons_in_view": self.boards_exact_in_view / max(self.boards, 1),
             "tile_accuracy": self.tiles_right / max(self.tiles_total, 1),
             "tile_colour_accuracy": self.colours_right / max(self.tiles_total, 1),
             "tile_icon_accuracy": self.icons_right / max(self.tiles_total, 1),
@@ -151,21 +161,23 @@ class _Tally:
         }
 
 
-def tower_guesses_lost(position: dict[str, Any]) -> float:
-    """Expected tiles read wrong on this board by a reader that guesses a tower-hidden icon fairly
-    among the tile's lots under towers that the rules allow (see ``tile_accuracy_if_towers_hide``)."""
+def hidden_icon_guess(position: dict[str, Any]) -> tuple[float, float]:
+    """A fair guess at every hidden icon of this board: (tiles it loses on average, its chance of losing none).
+
+    See ``tile_accuracy_if_pieces_hide``: the guess is among the tile's
+    built lots that the rules leave the icon to.
+    """
     from boardcam.engine.aliencity import Position, possible_icon_lots
 
     board = Position.from_json(position)
-    lost = 0.0
+    lost, all_right = 0.0, 1.0
     for key, tile in board.tiles.items():
-        hiding = board.structures.get(tile.icon)
-        if hiding is None or hiding.kind != "tower":
+        if tile.icon not in board.structures:
             continue
-        towers = [lot for lot in possible_icon_lots(board, key)
-                  if (s := board.structures.get(lot)) is not None and s.kind == "tower"]
-        lost += 1.0 - 1.0 / len(towers)
-    return lost
+        built = [lot for lot in possible_icon_lots(board, key) if lot in board.structures]
+        lost += 1.0 - 1.0 / len(built)
+        all_right /= len(built)
+    return lost, all_right
 
 
 def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640, 1232),
@@ -186,7 +198,7 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     ms_scratch: list[float] = []
     ms_known: list[float] = []
     ms_reference: list[float] = []
-    guesses_lost, clean_boards = 0.0, 0
+    guesses_lost, guessed_boards, clean_boards = 0.0, 0.0, 0
     overrides = {} if edition is None else {"edition": edition}
     if clear_towers:  # the look path-traced and real translucent towers have, which the default scenes lack
         overrides.update(tower_look="translucent", tower_glass=1.0)
@@ -196,7 +208,9 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
         image = scene.image
         occluded = bool(scene.truth.get("occluded"))
         if not occluded:
-            guesses_lost += tower_guesses_lost(position)
+            lost, all_right = hidden_icon_guess(position)
+            guesses_lost += lost
+            guessed_boards += all_right
             clean_boards += 1
         ms_reference.append(_reference_ms(image))
         pose = BoardPose({k: tuple(v) for k, v in corners.items()})
@@ -218,7 +232,8 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     if clear_towers:
         out["towers"] = "clear plastic"
     out.update(known.figures())
-    out["tile_accuracy_if_towers_hide"] = 1.0 - guesses_lost / max(20 * clean_boards, 1)
+    out["tile_accuracy_if_pieces_hide"] = 1.0 - guesses_lost / max(20 * clean_boards, 1)
+    out["board_exact_if_pieces_hide"] = guessed_boards / max(clean_boards, 1)
     out.update({
         "ms_known_pose": statistics.median(ms_known) if ms_known else None,
         "ms_known_pose_p90": _percentile(ms_known, 90),

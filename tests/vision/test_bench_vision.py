@@ -1,5 +1,7 @@
 """The vision benchmark's bookkeeping (tiny runs: the real figures come from `boardcam bench vision`)."""
 
+import math
+
 import pytest
 
 from bench_vision import _Tally, bench_vision, truth_in_reader_convention
@@ -51,6 +53,10 @@ def test_icons_under_a_piece_are_counted_apart():
     figures = tally.figures()
     assert figures["tile_icon_accuracy"] == pytest.approx(1 / 20)  # per board of 20 tiles
     assert figures["tile_icon_in_view_accuracy"] == 1.0
+    assert figures["board_exact"] == 0.0 and figures["board_exact_icons_in_view"] == 1.0
+    FakeReading.position_dict["tiles"]["A1"]["color"] = "blue"  # a hidden icon's tile still has its colour in view
+    tally.add(FakeReading(), truth, occluded=False)
+    assert tally.figures()["board_exact_icons_in_view"] == pytest.approx(1 / 2)
 
 
 def test_bench_reads_one_edition_when_asked():
@@ -149,22 +155,22 @@ def test_a_folder_without_labelled_images_is_an_error(tmp_path):
         bench_photos(tmp_path / "missing")
 
 
-def test_tower_hidden_icons_cost_a_guess_among_the_towers_the_rules_allow():
+def test_hidden_icons_cost_a_fair_guess_among_the_built_lots_the_rules_allow():
     import random
 
-    from bench_vision import tower_guesses_lost
+    from bench_vision import hidden_icon_guess
 
     from boardcam.engine.aliencity import Game, possible_icon_lots, random_game
 
     game = random_game(random.Random(3))
-    assert tower_guesses_lost(Game(game.position.tiles).position.to_json()) == 0.0  # nothing hidden
-    for seed in range(40):  # a late board with an icon under a tower and another tower the rules allow
+    assert hidden_icon_guess(Game(game.position.tiles).position.to_json()) == (0.0, 1.0)  # nothing hidden
+    for seed in range(40):  # a late board with an icon under a piece and another built lot the rules allow
         board = random_game(random.Random(seed)).position
-        for key, tile in board.tiles.items():
-            hiding = board.structures.get(tile.icon)
-            towers = [lot for lot in possible_icon_lots(board, key)
-                      if board.structures.get(lot) is not None and board.structures[lot].kind == "tower"]
-            if hiding is not None and hiding.kind == "tower" and len(towers) >= 2:
-                assert tower_guesses_lost(board.to_json()) >= 1.0 - 1.0 / len(towers)
-                return
-    pytest.fail("no board with an icon between towers")
+        choices = [len([lot for lot in possible_icon_lots(board, key) if lot in board.structures])
+                   for key, tile in board.tiles.items() if tile.icon in board.structures]
+        if any(n >= 2 for n in choices):
+            lost, all_right = hidden_icon_guess(board.to_json())
+            assert lost == pytest.approx(sum(1.0 - 1.0 / n for n in choices))
+            assert all_right == pytest.approx(math.prod(1.0 / n for n in choices)) and all_right <= 0.5
+            return
+    pytest.fail("no board with an icon between built lots")
