@@ -163,3 +163,21 @@ def test_a_damaged_correction_record_is_named(tmp_path, game):
     log.append([{"type": "correction", "ply": 1, "undo": 5, "moves": []}])
     with pytest.raises(InputError, match=r"record 4\.undo"):
         export_record(log.path)
+
+
+def test_a_tiles_record_replays_the_game_on_the_settled_layout(tmp_path, game):
+    boards = positions_of(game)
+    log = GameLog(tmp_path)
+    play_into_log(log, boards, 3)
+    tiles = dict(boards[0]["tiles"])
+    key = next(iter(tiles))
+    others = [lot for lot in (key, f"{chr(ord(key[0]) + 1)}{key[1:]}") if lot != tiles[key]["icon"]]
+    tiles[key] = {"color": tiles[key]["color"], "icon": others[0]}
+    log.append([{"type": "tiles", "ply": 3, "tiles": tiles, "icon": {key: others[0]}}])
+    replayed = game_from_records(read_records(log.path))
+    assert replayed.moves == game.moves[:3]
+    assert replay_log(log.path)["score"] == replayed.score().to_json()
+    assert Position(replayed.position.tiles).to_json()["tiles"][key]["icon"] == others[0]
+    log.append([{"type": "tiles", "ply": 3, "tiles": {"A1": {"color": "pink"}}}])
+    with pytest.raises(InputError, match=r"record 6\.tiles: not a tile layout"):
+        export_record(log.path)

@@ -577,3 +577,95 @@ def test_a_cap_read_surely_is_not_taken_off(game, boards):
     for _ in range(8):
         out = referee.observe(seen(boards[p + 4]))
     assert out.light is Light.RED and referee.game.moves[p] == capped
+
+
+def _move_with_a_phantom(game, boards, confidence):
+    """A referee three plies in that sees ply 4's move read surely and, beside it, a structure that
+    the next player could not legally build, read at ``confidence``; and the phantom's lot name."""
+    referee, new_lot = _three_plies_in(boards)
+    phantom = illegal_build(game_after(game, 4))
+    name = LOT_NAMES[phantom.lot]
+    doc = with_structure(boards[4], phantom.lot, phantom.piece.kind, phantom.piece.color)
+    return referee, doc, name, new_lot
+
+
+def test_a_doubtful_structure_beside_a_sure_move_is_left_out_when_the_move_alone_is_legal(game, boards):
+    """Two structures at once are no turn, and no two turns either (the second is illegal).  The one
+    read at 0.8 (a shade read as a coin) is left out, the sure one is the move, and the phantom lot
+    then needs a sure reading before it counts: read at 0.8 again, it is looked at, never warned about."""
+    referee, doc, name, new_lot = _move_with_a_phantom(game, boards, 0.8)
+    out = referee.observe(seen(doc, {name: 0.8}))
+    assert out.light is Light.GREEN and not referee.verdict
+    assert referee.game.moves == game.moves[:4]
+    assert name not in referee.accepted.to_json()["structures"]
+    for _ in range(3):
+        out = referee.observe(seen(doc, {name: 0.8}))
+        assert out.light is not Light.RED and referee.game.ply == 4
+
+
+def test_a_surely_read_structure_beside_a_move_is_not_left_out(game, boards):
+    """The same two structures, both read surely: the board is no move, and it is said so."""
+    referee, doc, name, new_lot = _move_with_a_phantom(game, boards, 0.97)
+    out = referee.observe(seen(doc, {name: 0.97}))
+    assert out.light is Light.RED and referee.game.ply == 3
+
+
+def _icon_misread_before_a_build(game, boards):
+    """(layout JSON with one tile's icon moved to the lot that ply k + 1 builds on, tile name, k): under
+    that layout the build breaks rule 5 (another lot of the tile is still free), under the true one it
+    is legal, and so is every move before it."""
+    from boardcam.engine.aliencity import TILE_OF, Game, Position, Tile
+
+    tiles = game.position.tiles
+    for k, move in enumerate(game.moves):
+        tile_lot = TILE_OF[move.lot]
+        if tiles[tile_lot].icon == move.lot:
+            continue
+        misread = {**tiles, tile_lot: Tile(tiles[tile_lot].color, move.lot)}
+        replay = Game(misread, game.rules)
+        if all(not replay.violations(m) and replay.push(m) is None for m in game.moves[:k]) \
+                and [v.rule for v in replay.violations(move)] == [5]:
+            return Position(misread).to_json(), LOT_NAMES[tile_lot], k
+    raise LookupError("no build that a misread icon would make a rule-5 breach")
+
+
+def _setup_misread(game, boards, confidence):
+    """A referee k plies into the game whose setup read one tile's icon on the lot ply k + 1 builds on,
+    at ``confidence``, with the true icon next in its ranking; its records; how it sees a board."""
+    layout, tile, k = _icon_misread_before_a_build(game, boards)
+    ranking = (LOT_NAMES.index(layout["tiles"][tile]["icon"]), LOT_NAMES.index(boards[0]["tiles"][tile]["icon"]))
+    referee = Referee(confirm_reads=1)
+
+    def shown(doc):
+        return seen(dict(doc, tiles=layout["tiles"]), tile_confidence={tile: confidence}, icon_order={tile: ranking})
+
+    records = list(referee.observe(shown(boards[0])).records)
+    records += referee.press(ButtonEvent.SCORE).records
+    for doc in boards[1 : k + 1]:
+        records += referee.observe(shown(doc)).records
+    return referee, records, shown, tile, k
+
+
+def test_a_rule_5_breach_on_a_tile_read_unsurely_at_setup_moves_its_icon(game, boards):
+    """A tile the setup read unsurely (it asked for it to be checked): building on the lot it took for
+    the icon, ahead of the tile's other lots, says the icon is elsewhere.  The icon goes to the next
+    lot of the setup's ranking that keeps the game legal, the move is accepted, the log says so."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    referee, records, shown, tile, k = _setup_misread(game, boards, 0.6)
+    assert referee.game.ply == k
+    out = referee.observe(shown(boards[k + 1]))
+    records += out.records
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
+    retiled = next(r for r in out.records if r["type"] == "tiles")
+    assert retiled["icon"] == {tile: boards[0]["tiles"][tile]["icon"]}
+    assert referee.game.position.tiles == game.position.tiles  # the true layout
+    replayed = game_from_records(records)
+    assert replayed.moves == game.moves[: k + 1] and replayed.position.tiles == game.position.tiles
+
+
+def test_a_rule_5_breach_on_a_tile_read_surely_is_a_warning(game, boards):
+    referee, records, shown, tile, k = _setup_misread(game, boards, 0.97)
+    out = referee.observe(shown(boards[k + 1]))
+    assert out.light is Light.RED and referee.game.ply == k
+    assert "Rule 5" in out.screen.title + " ".join(out.screen.lines)

@@ -86,9 +86,12 @@ def test_empty_board_reference_reads_the_later_frame():
     full = scene(PIECES, edition="C", table="wood")
     pose, position = _truth_pose(full)
     reference = empty_board_reference(empty.image, pose)
-    assert reference.tiles == position["tiles"]
+    assert {k: {"color": t["color"], "icon": t["icon"]} for k, t in reference.tiles.items()} == position["tiles"]
     reading = read_board(full.image, pose=pose, reference=reference)
     assert reading.position_dict["tiles"] == position["tiles"]
+    # the tiles are as sure as the empty board's reading made them, with its icon ranking
+    assert reading.tile_confidence == {k: t["confidence"] for k, t in reference.tiles.items()}
+    assert all(reading.tiles[k].icon_order[0] == reading.tiles[k].icon_lot for k in reading.tiles)
     assert reading.position_dict["structures"] == position["structures"]
 
 

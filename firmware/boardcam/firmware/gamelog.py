@@ -38,7 +38,7 @@ from boardcam.engine.errors import FormatError, InputError
 log = logging.getLogger(__name__)
 
 LOG_SUFFIX = ".jsonl"
-RECORD_TYPES = ("start", "move", "verdict", "override", "correction", "end")
+RECORD_TYPES = ("start", "move", "verdict", "override", "correction", "tiles", "end")
 
 
 def games_dir(configured: str = "") -> Path:
@@ -209,6 +209,9 @@ def game_from_records(records: list[dict[str, Any]], origin: str = "log") -> Gam
     except KeyError:
         raise FormatError(f"{origin}: start record has no tiles") from None
     for index, record in enumerate(records[1:], 2):
+        if record["type"] == "tiles":  # a tile's icon settled by play: the same moves on the new layout
+            game = _on_tiles(game, record.get("tiles"), f"{origin}: record {index}.tiles")
+            continue
         if record["type"] == "correction":
             undo, moves = _correction(record, game.ply, f"{origin}: record {index}")
             for _ in range(undo):
@@ -223,6 +226,17 @@ def game_from_records(records: list[dict[str, Any]], origin: str = "log") -> Gam
             game.pop()  # a late cap replaces the move it belongs to
         game.push(move)
     return game
+
+
+def _on_tiles(game: Game, tiles: Any, where: str) -> Game:
+    try:
+        layout = Position.from_json({"game": "alien-city", "tiles": tiles}).tiles
+    except (ValueError, KeyError, TypeError) as error:
+        raise FormatError(f"{where}: not a tile layout ({error})") from None
+    replay = Game(layout, game.rules)
+    for move in game.moves:
+        replay.push(move)
+    return replay
 
 
 def _correction(record: dict[str, Any], ply: int, where: str) -> tuple[int, list[Any]]:
@@ -263,6 +277,8 @@ def replay_log(path: str | Path) -> dict[str, Any]:
             verdicts += 1
         elif kind == "end":
             end = record
+        elif kind == "tiles":
+            game = _on_tiles(game, record.get("tiles"), f"{path}: record {index}.tiles")
         elif kind == "correction":
             undo, replacements = _correction(record, game.ply, f"{path}: record {index}")
             for _ in range(undo):

@@ -41,6 +41,8 @@ from boardcam.engine.aliencity import (
     PLAYERS,
     Ruleset,
     Structure,
+    TILE_OF,
+    Tile,
     Violation,
     infer_move,
     layout_warnings,
@@ -80,6 +82,8 @@ class Observation:
     tile_confidence: Mapping[str, float] = field(default_factory=dict)
     occluded: bool = False
     runners_up: Mapping[str, RunnerUp] = field(default_factory=dict)  # by lot name, for lots read unsurely
+    # by tile name: the tile's lots (ids) from likeliest icon to least, where the reading ranked them
+    icon_order: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     @classmethod
     def from_reading(cls, reading: Any) -> "Observation":
@@ -94,6 +98,9 @@ class Observation:
             tile_confidence=dict(getattr(reading, "tile_confidence", {}) or {}),
             occluded=bool(getattr(reading, "occluded", False)),
             runners_up=runners_up,
+            icon_order={key: tuple(int(lot) for lot in tile.icon_order)
+                        for key, tile in (getattr(reading, "tiles", {}) or {}).items()
+                        if getattr(tile, "icon_order", ())},
         )
 
 
@@ -194,6 +201,9 @@ class Referee:
         # possible on the still readings since the last move
         self._cap_before: dict[tuple[int, str], float] = {}
         self._caps_now: dict[tuple[int, str], float] = {}  # ...on this reading
+        # Tiles read unsurely at setup (the display asked to check them): tile lot -> its lots
+        # from likeliest icon to least, for play to settle where the icon is (see _reseat_icon)
+        self._icon_doubts: dict[int, tuple[int, ...]] = {}
         self._outputs = Outputs(Light.AMBER, _setup_screen())
 
     # ------------------------------------------------------------ entry points
@@ -286,6 +296,10 @@ class Referee:
                 return Outputs(played.light, played.screen, played.beep,
                                started.records + played.records, played.look_again)
             return self._emit(Light.AMBER, _setup_screen("Clear the board to start a new game."))
+        # the latest empty board read is the layout a first piece confirms, even while tiles are looked at again
+        self.layout = Position(position.tiles)
+        self._icon_doubts = {parse_lot(key): order for key, order in observation.icon_order.items()
+                             if key in unsure_tiles and parse_lot(key) in position.tiles}
         if unsure_tiles:
             if self._looks < self.max_looks:
                 self._looks += 1
@@ -294,7 +308,6 @@ class Referee:
                     look_again=True)
         # Still unsure after every look: the confirmation is exactly the human
         # check needed, so show the layout with the doubtful tiles named.
-        self.layout = Position(position.tiles)
         counts = {c: sum(1 for t in position.tiles.values() if t.color == c)
                   for c in ("red", "blue", "green", "black")}
         doubts = [f"Check tile {', '.join(unsure_tiles)}"] if unsure_tiles else []
@@ -400,6 +413,9 @@ class Referee:
                 retracted = self._retract_doubtful(after, observation)
                 if retracted is not None:
                     return retracted
+            reseated = self._reseat_icon(inference.move, violations)
+            if reseated is not None:
+                return reseated
             return self._illegal(Verdict(after, inference.move, tuple(violations)))
         amended = self._late_cap(after)
         if amended is not None:
@@ -410,6 +426,9 @@ class Referee:
         retracted = self._retract_doubtful(after, observation)
         if retracted is not None:
             return retracted
+        dropped = self._without_doubtful_arrival(after)
+        if dropped is not None:
+            return dropped
         return self._illegal(Verdict(after, None, problems=tuple(inference.problems)))
 
     def _note_seen_empty(self, observation: Observation) -> None:
@@ -744,6 +763,74 @@ class Referee:
                 return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
             return self._take_back(lot, found)
         return None
+
+    def _reseat_icon(self, move: Move, violations: list[Violation]) -> Outputs | None:
+        """A move whose only fault is rule 5 on a tile read unsurely at setup, accepted with that tile's
+        icon on the likeliest other lot that keeps the whole game legal; None when there is none.
+
+        Why: the app cannot accuse the players on the strength of a tile it
+        could not read (it asked them to check it), and the players know
+        where their icons are.  Building on the lot the layout took for the
+        icon, ahead of the tile's other lots, says it is not the icon.  The
+        icon goes to the next lot of the setup's ranking on which every move
+        so far and this one are legal, and a ``tiles`` record logs the new
+        layout.  A tile read surely keeps its icon: there rule 5 is a warning.
+        """
+        assert self.game is not None
+        if move.lot is None or not violations or any(v.rule != 5 for v in violations):
+            return None
+        tile_lot = TILE_OF[move.lot]
+        ranking = self._icon_doubts.get(tile_lot)
+        if ranking is None:
+            return None
+        tile = self.game.position.tiles[tile_lot]
+        for icon in ranking:
+            if icon in (tile.icon, move.lot):
+                continue
+            tiles = {**self.game.position.tiles, tile_lot: Tile(tile.color, icon)}
+            replay = _replayed(tiles, self.game)
+            if replay is None or replay.violations(move):
+                continue
+            self.game = replay
+            self.layout = Position(tiles)
+            record = {"type": "tiles", "ply": replay.ply, "tiles": self.layout.to_json()["tiles"],
+                      "icon": {LOT_NAMES[tile_lot]: LOT_NAMES[icon]}}
+            outputs = self._accept(move, override=False)
+            self.note += f" ({LOT_NAMES[tile_lot]}'s icon on {LOT_NAMES[icon]})"
+            screen = outputs.screen if self.phase is not Phase.PLAYING else self._turn_screen()
+            return self._emit(outputs.light, screen, outputs.beep, (record, *outputs.records))
+        return None
+
+    def _without_doubtful_arrival(self, after: Position) -> Outputs | None:
+        """A board that is no move, which is one legal move without one new structure read doubtfully;
+        None when not exactly one such structure makes it so.
+
+        Why: two structures appearing at once is no turn.  When one of them is
+        read surely and the other only doubtfully (a shade or a lamp change
+        read as a black coin beside a real move), the sure one alone being a
+        legal move says what happened.  Taking it is better than a red light
+        that no move of the players can clear: the phantom stays read, so
+        every later board would be wrong too.  The doubtful lot is then held
+        at ``RETRACTED_CONFIDENCE``, as a build taken back is, and a real
+        piece there counts once it reads that surely.
+        """
+        assert self.game is not None and self.accepted is not None
+        old = self.accepted.structures
+        options = []
+        for lot in after.structures:
+            if lot in old or self._best_confidence(lot) >= DOUBTFUL_MOVE:
+                continue
+            without = Position(after.tiles, {k: s for k, s in after.structures.items() if k != lot})
+            inference = infer_move(self.accepted, without, self.game)
+            if inference.kind == "move" and inference.move is not None and not self.game.violations(inference.move):
+                options.append((lot, inference.move))
+        if len(options) != 1:
+            return None
+        lot, move = options[0]
+        if not self._confirmed(after):
+            return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+        self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), RETRACTED_CONFIDENCE)
+        return self._accept(move, override=False)
 
     def _uncap_doubtful(self, after: Position, observation: Observation) -> Outputs | None:
         """A cap accepted doubtfully that now surely is not there, taken off the move that put it
@@ -1184,6 +1271,16 @@ def reread_history(game: Game, after: Position, max_plies: int = MAX_CORRECTION,
     if in_place == popped:
         return None
     return Rereading(tuple(popped), tuple(in_place))
+
+
+def _replayed(tiles: Mapping[int, Tile], game: Game) -> Game | None:
+    """``game``'s moves played again on ``tiles``; None when one of them is then illegal."""
+    replay = Game(tiles, game.rules)
+    for move in game.moves:
+        if replay.violations(move):
+            return None
+        replay.push(move)
+    return replay
 
 
 def _legal_from(game: Game, undo: int, moves: tuple[Move, ...]) -> bool:

@@ -48,6 +48,7 @@ class VisionReader:
     def __init__(self, calibration: Any = None) -> None:
         from boardcam.calibration.drift import check_drift, drift_reference
         from boardcam.vision import empty_board_reference, read_board
+        from boardcam.vision.reader import layout_read
         from boardcam.vision.align import align_to_reference
         from boardcam.vision.reader import SEARCHED_VIEWS, SURE
 
@@ -55,6 +56,7 @@ class VisionReader:
         self._align = align_to_reference
         self._thorough = SEARCHED_VIEWS  # views for a frame that shows a change
         self._empty_board_reference = empty_board_reference
+        self._layout_read = layout_read
         self._sure = SURE  # a structure read this surely means the board is not the empty one
         self._drift_reference = drift_reference
         self._check_drift = check_drift
@@ -161,6 +163,11 @@ class VisionReader:
         corners = pose.to_json()["corners_px"]
         self._drift = self._drift_reference(image, corners, self._parts.get("intrinsics"))
 
+    def _layout_of(self, reading: Any) -> dict[str, Any]:
+        """The reading's tiles for the reference, with how surely each was read where the reading says."""
+        tiles = getattr(reading, "tiles", None)
+        return self._layout_read(tiles) if tiles else reading.position_dict["tiles"]  # type: ignore[no-any-return]
+
     def _maybe_take_reference(self, image: np.ndarray, reading: Any) -> bool:
         """Keep the first empty board as the reference pieces are compared with.
 
@@ -184,7 +191,7 @@ class VisionReader:
         if self._reference is not None or any(
                 reading.lot_confidence.get(lot, 0.0) >= self._sure for lot in structures):
             return False
-        tiles: dict[str, Any] | None = None if structures else reading.position_dict["tiles"]
+        tiles: dict[str, Any] | None = None if structures else self._layout_of(reading)
         if tiles is not None and min(reading.tile_confidence.values(), default=0.0) < self.EMPTY_TILE_CONFIDENCE:
             return False
         self._reference = self._empty_board_reference(

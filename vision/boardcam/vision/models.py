@@ -182,13 +182,17 @@ class EmptyBoardReference:
     differs.  ``lab`` holds white-balanced Lab (vision's scale: L 0..100) of every lot,
     ``lot_px`` × ``lot_px`` per lot, indexed by lot id (A1 = 0 … H10 = 79),
     each lot as seen in the top-down view (row 10 up).  ``tiles`` is the
-    layout read from that frame: ``{"A1": {"color": "red", "icon": "B2"}, …}``.
+    layout read from that frame: ``{"A1": {"color": "red", "icon": "B2"}, …}``,
+    with how surely each tile was read (``"confidence"``, 1.0 when not given)
+    and its lots from likeliest icon to least (``"icon_order"``) where known:
+    a tile read unsurely at setup stays unsure for the whole game, so that the
+    referee can ask for it to be checked and let play settle its icon.
     Pieces then show as departures from this, whatever the tile art.
     """
 
     lot_px: int
     lab: Any  # numpy array (80, lot_px, lot_px, 3)
-    tiles: Mapping[str, Mapping[str, str]]
+    tiles: Mapping[str, Mapping[str, Any]]
     white_balance: tuple[float, float, float] | None = None  # the BGR gains the Lab was measured with
 
     def __post_init__(self) -> None:
@@ -211,13 +215,14 @@ class EmptyBoardReference:
         return np.repeat(np.repeat(self.lab, k, axis=1), k, axis=2)
 
     def tile_readings(self) -> dict[str, Any]:
-        """The setup layout as the tile stage's readings (fully confident: read on an empty board)."""
+        """The setup layout as the tile stage's readings, as surely as setup read them."""
         from boardcam.vision.tiles import TileReading
 
         out = {}
         for key, tile in self.tiles.items():
-            icon = str(tile["icon"])
-            out[key] = TileReading(str(tile["color"]), (int(icon[1:]) - 1) * 8 + "ABCDEFGH".index(icon[0]), 1.0, 1.0)
+            sure = float(tile.get("confidence", 1.0))
+            order = tuple(_lot_id(name) for name in tile.get("icon_order", ()))
+            out[key] = TileReading(str(tile["color"]), _lot_id(str(tile["icon"])), sure, sure, order)
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -254,9 +259,14 @@ class EmptyBoardReference:
             tile = _mapping(tile, f"reference.tiles.{key}")
             if tile.get("color") not in ("red", "blue", "green", "black"):
                 raise FormatError(f"reference.tiles.{key}.color: {tile.get('color')!r} is not a guild colour")
-            icon = tile.get("icon")
-            if not isinstance(icon, str) or len(icon) < 2 or icon[0] not in "ABCDEFGH" or not icon[1:].isdigit():
-                raise FormatError(f"reference.tiles.{key}.icon: {icon!r} is not a lot")
+            if not _is_lot_name(tile.get("icon")):
+                raise FormatError(f"reference.tiles.{key}.icon: {tile.get('icon')!r} is not a lot")
+            sure = tile.get("confidence", 1.0)
+            if isinstance(sure, bool) or not isinstance(sure, (int, float)) or not 0.0 <= sure <= 1.0:
+                raise FormatError(f"reference.tiles.{key}.confidence: expected a number in [0, 1], got {sure!r}")
+            order = tile.get("icon_order", [])
+            if not isinstance(order, Sequence) or isinstance(order, str) or not all(map(_is_lot_name, order)):
+                raise FormatError(f"reference.tiles.{key}.icon_order: expected a list of lots")
         wb = data.get("white_balance")
         gains = None
         if wb is not None:
@@ -264,6 +274,15 @@ class EmptyBoardReference:
                 raise FormatError("reference.white_balance: expected 3 gains (B, G, R) or null")
             gains = tuple(_number(v, "reference.white_balance") for v in wb)
         return cls(lot_px, lab, {str(k): dict(v) for k, v in tiles.items()}, gains)  # type: ignore[arg-type]
+
+
+def _is_lot_name(name: Any) -> bool:
+    return isinstance(name, str) and len(name) >= 2 and name[0] in "ABCDEFGH" and name[1:].isdigit() \
+        and 1 <= int(name[1:]) <= 10
+
+
+def _lot_id(name: str) -> int:
+    return (int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])
 
 
 def _pack_lab(lab: Any) -> str:

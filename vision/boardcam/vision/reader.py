@@ -857,6 +857,13 @@ def _unchanged_since(previous: Reading | None, pose: BoardPose, seen: np.ndarray
     return kept
 
 
+def layout_read(tiles: dict[str, TileReading]) -> dict[str, dict[str, Any]]:
+    """A reading's tiles as an EmptyBoardReference keeps them: colour, icon, confidence, icon ranking."""
+    return {key: {"color": tile.colour, "icon": _lot_name(tile.icon_lot), "confidence": round(float(tile.confidence), 4),
+                  "icon_order": [_lot_name(lot) for lot in tile.icon_order]}
+            for key, tile in tiles.items()}
+
+
 def empty_board_reference(
     image_bgr: np.ndarray,
     pose: BoardPose,
@@ -881,7 +888,7 @@ def empty_board_reference(
     lab_all = to_lab(warped, gains)
     if tiles is None:
         read, _ = analyse(lab_all, geometry, None, None, {})
-        tiles = {k: {"color": t.colour, "icon": _lot_name(t.icon_lot)} for k, t in read.items()}
+        tiles = layout_read(read)
     seen = lot_grid(geometry.board_view(lab_all), LOT_PX)
     small = seen.reshape(80, lot_px, LOT_PX // lot_px, lot_px, LOT_PX // lot_px, 3).mean(axis=(2, 4))
     return EmptyBoardReference(lot_px=lot_px, lab=np.round(small, 1), tiles=tiles,
