@@ -487,10 +487,15 @@ class Referee:
             else:
                 self._accepted_confidence[lot] = 0.0
         records = tuple(dict(r, faint=True) if r["type"] == "move" else r for r in outputs.records)
+        return self._noted(outputs, " (faint: check it)", records)
+
+    def _noted(self, accepted: Outputs, words: str, records: tuple[dict[str, Any], ...]) -> Outputs:
+        """What accepting a move showed, with ``words`` after the last move's note and ``records``
+        logged instead of its own."""
         if self.phase is not Phase.PLAYING:  # the game ended with it: the final screen stands
-            return Outputs(outputs.light, outputs.screen, outputs.beep, records)
-        self.note += " (faint: check it)"
-        return self._emit(outputs.light, self._turn_screen(), outputs.beep, records)
+            return self._emit(accepted.light, accepted.screen, accepted.beep, records)
+        self.note += words
+        return self._emit(accepted.light, self._turn_screen(), accepted.beep, records)
 
     def _cap_chances(self, observation: Observation) -> dict[tuple[int, str], float]:
         """The most each cap on each unclaimed tower can be, on this reading."""
@@ -796,9 +801,8 @@ class Referee:
             record = {"type": "tiles", "ply": replay.ply, "tiles": self.layout.to_json()["tiles"],
                       "icon": {LOT_NAMES[tile_lot]: LOT_NAMES[icon]}}
             outputs = self._accept(move, override=False)
-            self.note += f" ({LOT_NAMES[tile_lot]}'s icon on {LOT_NAMES[icon]})"
-            screen = outputs.screen if self.phase is not Phase.PLAYING else self._turn_screen()
-            return self._emit(outputs.light, screen, outputs.beep, (record, *outputs.records))
+            return self._noted(outputs, f" ({LOT_NAMES[tile_lot]}'s icon on {LOT_NAMES[icon]})",
+                               (record, *outputs.records))
         return None
 
     def _without_doubtful_arrival(self, after: Position) -> Outputs | None:

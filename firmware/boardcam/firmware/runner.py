@@ -48,9 +48,8 @@ class VisionReader:
     def __init__(self, calibration: Any = None) -> None:
         from boardcam.calibration.drift import check_drift, drift_reference
         from boardcam.vision import empty_board_reference, read_board
-        from boardcam.vision.reader import layout_read
         from boardcam.vision.align import align_to_reference
-        from boardcam.vision.reader import SEARCHED_VIEWS, SURE
+        from boardcam.vision.reader import SEARCHED_VIEWS, SURE, layout_read
 
         self._read_board = read_board
         self._align = align_to_reference

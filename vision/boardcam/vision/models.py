@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from boardcam.engine.aliencity import LOT_NAMES, parse_lot
 from boardcam.engine.errors import FormatError
 
 #: Outer corners of the tile array, in the order the warp uses them.
@@ -221,8 +222,8 @@ class EmptyBoardReference:
         out = {}
         for key, tile in self.tiles.items():
             sure = float(tile.get("confidence", 1.0))
-            order = tuple(_lot_id(name) for name in tile.get("icon_order", ()))
-            out[key] = TileReading(str(tile["color"]), _lot_id(str(tile["icon"])), sure, sure, order)
+            order = tuple(parse_lot(name) for name in tile.get("icon_order", ()))
+            out[key] = TileReading(str(tile["color"]), parse_lot(str(tile["icon"])), sure, sure, order)
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -259,13 +260,13 @@ class EmptyBoardReference:
             tile = _mapping(tile, f"reference.tiles.{key}")
             if tile.get("color") not in ("red", "blue", "green", "black"):
                 raise FormatError(f"reference.tiles.{key}.color: {tile.get('color')!r} is not a guild colour")
-            if not _is_lot_name(tile.get("icon")):
+            if tile.get("icon") not in LOT_NAMES:
                 raise FormatError(f"reference.tiles.{key}.icon: {tile.get('icon')!r} is not a lot")
             sure = tile.get("confidence", 1.0)
             if isinstance(sure, bool) or not isinstance(sure, (int, float)) or not 0.0 <= sure <= 1.0:
                 raise FormatError(f"reference.tiles.{key}.confidence: expected a number in [0, 1], got {sure!r}")
             order = tile.get("icon_order", [])
-            if not isinstance(order, Sequence) or isinstance(order, str) or not all(map(_is_lot_name, order)):
+            if not isinstance(order, Sequence) or isinstance(order, str) or any(name not in LOT_NAMES for name in order):
                 raise FormatError(f"reference.tiles.{key}.icon_order: expected a list of lots")
         wb = data.get("white_balance")
         gains = None
@@ -274,15 +275,6 @@ class EmptyBoardReference:
                 raise FormatError("reference.white_balance: expected 3 gains (B, G, R) or null")
             gains = tuple(_number(v, "reference.white_balance") for v in wb)
         return cls(lot_px, lab, {str(k): dict(v) for k, v in tiles.items()}, gains)  # type: ignore[arg-type]
-
-
-def _is_lot_name(name: Any) -> bool:
-    return isinstance(name, str) and len(name) >= 2 and name[0] in "ABCDEFGH" and name[1:].isdigit() \
-        and 1 <= int(name[1:]) <= 10
-
-
-def _lot_id(name: str) -> int:
-    return (int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])
 
 
 def _pack_lab(lab: Any) -> str:
