@@ -185,9 +185,11 @@ class Referee:
         self._first_seen: dict[int, int] = {}
         self._cap_seen: dict[int, int] = {}  # the same for new caps, by the capped lot
         self._readings = 0
+        self._accepted_at = 0  # the reading the last move was accepted with
         # Faint builds: the lots read empty surely since the last move, and the
         # structures accepted from a runner-up answer, by lot
         self._seen_empty: set[str] = set()
+        self._setup_empty: set[str] = set()  # lots the latest empty-board reading was sure of
         self._empty_now: set[str] = set()  # ...of which this reading's
         self._faint: dict[int, Structure] = {}
         # Lots whose reading must meet a higher bar than min_confidence until
@@ -287,7 +289,7 @@ class Referee:
         position = observation.position
         unsure_tiles = sorted(k for k, c in observation.tile_confidence.items() if c < self.min_confidence)
         if position.structures:
-            if self.layout is not None and len(position.structures) == 1:
+            if self.layout is not None and self._one_first_piece(observation):
                 # The first piece went down without the confirm press: that is a
                 # confirmation (of the layout read on the empty board, which is
                 # the better reading: nothing stood on the tiles then).
@@ -298,6 +300,7 @@ class Referee:
             return self._emit(Light.AMBER, _setup_screen("Clear the board to start a new game."))
         # the latest empty board read is the layout a first piece confirms, even while tiles are looked at again
         self.layout = Position(position.tiles)
+        self._setup_empty = {name for name in LOT_NAMES if observation.lot_confidence.get(name, 1.0) >= SEEN_EMPTY}
         self._icon_doubts = {parse_lot(key): order for key, order in observation.icon_order.items()
                              if key in unsure_tiles and parse_lot(key) in position.tiles}
         if unsure_tiles:
@@ -318,6 +321,18 @@ class Referee:
                         lot=unsure_tiles[0] if unsure_tiles else None)
         return self._emit(Light.AMBER, screen)
 
+    def _one_first_piece(self, observation: Observation) -> bool:
+        """One structure, or one read surely beside others read doubtfully.
+
+        A doubtful extra beside the first piece is most likely a misreading
+        (tile art taken for a dome); the game's own checks look at it again
+        and leave it out if it does not hold, where refusing to start would
+        leave the whole game unwatched.
+        """
+        names = [LOT_NAMES[lot] for lot in observation.position.structures]
+        sure = [name for name in names if observation.lot_confidence.get(name, 1.0) >= self.min_confidence]
+        return len(names) == 1 or len(sure) == 1
+
     def _start_game(self) -> Outputs:
         assert self.layout is not None
         self.game = Game(self.layout.tiles, self.rules)
@@ -327,7 +342,8 @@ class Referee:
         self.note = ""
         self._support.clear()
         self._vouched = None
-        self._seen_empty.clear()
+        self._seen_empty = set(self._setup_empty)  # the empty board is the board before the first move
+        self._accepted_at = self._readings
         self._faint.clear()
         self._held_bars.clear()
         self._accepted_confidence.clear()
@@ -370,6 +386,7 @@ class Referee:
                 return self._emit(Light.GREEN, self._turn_screen())
             return self._emit(self._outputs.light, self._outputs.screen)
         after, unsure = self._merge_looks(after, changed, observation.lot_confidence)
+        unread: Position | None = None  # the board with the builds read too unsurely to count
         self._note_arrivals(after)  # an unsure look still shows that something is there
         if unsure:
             if self._looks < self.max_looks or set(unsure) == set(changed):
@@ -378,7 +395,12 @@ class Referee:
                 return self._looking(unsure)
             # Looked enough: a lot that stays unsure must not hold up a move read
             # confidently elsewhere.  It counts as it was; once it reads clearly,
-            # whatever it shows is judged then (a late move is caught up).
+            # whatever it shows is judged then (a late move is caught up), or
+            # when the turn order shows it was a move (_with_unread_builds).
+            arrivals = [name for name in unsure if parse_lot(name) not in self.accepted.structures
+                        and parse_lot(name) in after.structures]
+            unread = _as_accepted(after, self.accepted, [name for name in unsure if name not in arrivals]) \
+                if arrivals else None
             after = _as_accepted(after, self.accepted, unsure)
         if not after.structures and len(self.accepted.structures) >= 2:
             return self._cleared_mid_game(observation, after)
@@ -413,6 +435,9 @@ class Referee:
                 retracted = self._retract_doubtful(after, observation)
                 if retracted is not None:
                     return retracted
+                caught_up = self._with_unread_builds(unread)
+                if caught_up is not None:
+                    return caught_up
             reseated = self._reseat_icon(inference.move, violations)
             if reseated is not None:
                 return reseated
@@ -429,7 +454,25 @@ class Referee:
         dropped = self._without_doubtful_arrival(after)
         if dropped is not None:
             return dropped
+        caught_up = self._with_unread_builds(unread)
+        if caught_up is not None:
+            return caught_up
         return self._illegal(Verdict(after, None, problems=tuple(inference.problems)))
+
+    def _with_unread_builds(self, unread: Position | None) -> Outputs | None:
+        """The board caught up with the builds read too unsurely to count, when the board without
+        them is no legal move (it breaks the turn order, or is no one move) and with them is two
+        or three moves turn by turn; None otherwise.
+
+        Why: a flat coin of its tile's colour or a dark tower can read at
+        0.6 for as long as it stands.  Left out, the next player's build is
+        taken as the missing player's, and the first cap after it comes "out
+        of turn".  The players' turns say it was a move, as a doubtful build
+        caught up wrongly is taken back by them (``_retract_doubtful``).
+        """
+        if unread is None:
+            return None
+        return self._catch_up(unread)
 
     def _note_seen_empty(self, observation: Observation) -> None:
         assert self.accepted is not None
@@ -583,6 +626,10 @@ class Referee:
         the tile's own colour) is exactly one it may come to read as gone.
         So an accepted structure read as gone needs ``REMOVAL_CONFIDENCE``;
         below that it stays as it was while the move elsewhere is judged.
+        The same holds for one read as another piece (a tower as a dome of
+        its colour under a lamp that flattens it): swapping a piece is
+        taking one off, and an accepted move is put right (a correction)
+        only on a reading that sure.
 
         Likewise a tile's icon is the print most like a piece (a disc the
         size of a dome), and after a lamp change it can read as one for many
@@ -598,11 +645,18 @@ class Referee:
         ``RETRACTED_CONFIDENCE`` the same way: what was read there is still
         read there.
         """
-        if was_built and now is None:
+        if was_built and (now is None or self._replaced(lot, now)):
             return max(self.min_confidence, REMOVAL_CONFIDENCE)
         if not was_built and now is not None:
             return max(self.min_confidence, self._held_bars.get(lot, 0.0))
         return self.min_confidence
+
+    def _replaced(self, lot: int, now: Mapping[str, Any]) -> bool:
+        """Whether ``now`` (position JSON) is another piece than the one accepted on ``lot``
+        (a cap put on it is no other piece)."""
+        assert self.accepted is not None
+        built = self.accepted.structures[lot]
+        return (now["kind"], now["color"]) != (built.kind, built.color)
 
     def _icon_kept_free(self, lot: int, structure: Mapping[str, Any]) -> bool:
         """Whether ``lot`` is its tile's icon lot and rule 5 forbids building ``structure``
@@ -639,6 +693,7 @@ class Referee:
         self._note_accepted(move)
         # a new piece throws shadows and leans: only the sure looks of the reading that shows it, and later ones, count
         self._seen_empty = self._empty_now - ({LOT_NAMES[move.lot]} if move.lot is not None else set())
+        self._accepted_at = self._readings
         self._cap_before = dict(self._caps_now)  # the reading that showed this move is the next one's "before"
         self.phase = Phase.PLAYING
         self.board_moved()
@@ -705,6 +760,8 @@ class Referee:
         moves = _legal_sequence(self.game.copy(), added, capped, new, self._caps_seen_with())
         if moves is None:
             return None
+        if self._doubtful_extras(after, added):
+            return None  # one move beside a phantom (_without_doubtful_arrival)
         if not self._confirmed(after):
             return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
         records: list[dict[str, Any]] = []
@@ -723,6 +780,34 @@ class Referee:
         if self.game.is_over():
             return self._finished_with(*records)
         return self._emit(Light.GREEN, self._turn_screen(), records=tuple(records))
+
+    def _doubtful_extras(self, after: Position, added: list[int]) -> list[int]:
+        """The new lots read doubtfully, first read as pieces since the last move and never
+        surely empty in between, without which the board is one legal move.
+
+        Why: such a board is either two real moves (the one read doubtfully
+        too: a dark coin on a dark tile) or one move beside a phantom (tile
+        art read as a coin as the light changed with the hand).  Taken as two,
+        a phantom puts the turn order out for the rest of the game; taken as
+        one, a real coin is a move missed.  A lot read surely empty since the
+        last move and now showing something has changed: a piece, however
+        faintly read.  So has a lot that has shown the same doubtful piece
+        since before the last move: a print does not come and stay with a
+        move.  A lot that did neither is one whose print already looked half
+        like a piece, and a doubtful piece there is that print again.
+        """
+        assert self.game is not None and self.accepted is not None
+        doubtful = []
+        for lot in added:
+            if self._best_confidence(lot) >= DOUBTFUL_MOVE or LOT_NAMES[lot] in self._seen_empty \
+                    or self._first_seen.get(lot, self._readings) <= self._accepted_at:
+                continue
+            without = Position(after.tiles, {k: s for k, s in after.structures.items() if k != lot})
+            inference = infer_move(self.accepted, without, self.game)
+            if inference.kind == "move" and inference.move is not None \
+                    and not self.game.violations(inference.move):
+                doubtful.append(lot)
+        return doubtful
 
     def _note_accepted(self, move: Move) -> None:
         """Remember how surely the move's build, and its cap, were read when it was accepted."""
