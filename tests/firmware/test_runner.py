@@ -43,6 +43,7 @@ def fake_vision(monkeypatch):
                                lot_confidence={lot: sure for lot in board["structures"]} | {"A1": 0.9},
                                tile_confidence={"A1": calls.get("tile_confidence", 0.95)},
                                occluded=calls.get("occluded", False),
+                               occluded_lots=calls.get("occluded_lots", ()),
                                pose=pose or calls.get("found") or FakePose("found"))
 
     def empty_board_reference(image, pose, **kwargs):
@@ -126,6 +127,34 @@ def test_a_frame_that_shows_a_change_is_read_again_in_two_views(fake_vision):
     fake_vision["occluded"] = True  # a change under a hand is not worth the second look
     reader(IMAGE)
     assert fake_vision["reads"][-1]["views"] is None
+
+
+def test_a_cover_that_stays_put_while_the_board_moves_is_no_hand(fake_vision):
+    """Lots read as covered that stay so while a hand came and went are print the vision takes for
+    skin: they stay unread, and the rest of the board is judged.  A cover that moves is a hand."""
+    reader = VisionReader(None)
+    reader(IMAGE)
+    fake_vision["occluded"] = True
+    fake_vision["occluded_lots"] = ("A9", "A10")
+    assert reader(IMAGE).occluded  # first seen: a hand, as far as anyone can tell
+    assert reader(IMAGE).occluded  # looked at again with nothing moving: the same
+    reader.board_moved()
+    fake_vision["occluded_lots"] = ("A9", "A10", "B9")  # its rim lots come and go
+    assert not reader(IMAGE).occluded
+    reader.board_moved()
+    fake_vision["occluded_lots"] = ("E5", "F5")  # somewhere else: a hand
+    assert reader(IMAGE).occluded
+    reader.board_moved()
+    fake_vision["occluded"] = False
+    reader(IMAGE)
+    fake_vision["occluded"] = True  # clear in between: starts over
+    assert reader(IMAGE).occluded
+    # a hand-sized cover photographed twice as it moves overlaps itself, and is still a hand
+    fake_vision["occluded_lots"] = ("E4", "F4", "E5", "F5", "E6")
+    reader(IMAGE)
+    reader.board_moved()
+    fake_vision["occluded_lots"] = ("F4", "G4", "F5", "G5", "F6")
+    assert reader(IMAGE).occluded
 
 
 def test_a_pose_found_under_a_hand_is_not_kept(fake_vision):

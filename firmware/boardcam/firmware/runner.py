@@ -7,6 +7,7 @@ same wiring — including picking up an unfinished game after a restart.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -44,12 +45,13 @@ class VisionReader:
     """
 
     EMPTY_TILE_CONFIDENCE = 0.5  # below this an "empty board" read is not trusted as the reference
+    STILL_COVER_MOVES = 1  # a "hand" that stays put while the board moves this often is no hand
 
     def __init__(self, calibration: Any = None) -> None:
         from boardcam.calibration.drift import check_drift, drift_reference
         from boardcam.vision import empty_board_reference, read_board
         from boardcam.vision.align import align_to_reference
-        from boardcam.vision.reader import SEARCHED_VIEWS, SURE, layout_read
+        from boardcam.vision.reader import HAND_LOTS, SEARCHED_VIEWS, SURE, layout_read
 
         self._read_board = read_board
         self._align = align_to_reference
@@ -57,6 +59,7 @@ class VisionReader:
         self._empty_board_reference = empty_board_reference
         self._layout_read = layout_read
         self._sure = SURE  # a structure read this surely means the board is not the empty one
+        self._hand_lots = HAND_LOTS  # a cover this large can be a hand however still it stays
         self._drift_reference = drift_reference
         self._check_drift = check_drift
         self._parts = _vision_parts(calibration)
@@ -66,23 +69,57 @@ class VisionReader:
         self._drift: Any = None
         self._previous: Any = None
         self._moved = True
+        # the lots the last occluded reading saw covered, and how often the board
+        # moved (a hand came and went) while the same lots stayed covered
+        self._cover: tuple[str, ...] = ()
+        self._cover_outlived = 0
+        self._moved_since_cover = False
 
     def board_moved(self) -> None:
         """Something moved over the board: check for a bump before the next reading."""
         self._moved = True
+        self._moved_since_cover = True
 
     def __call__(self, image: np.ndarray) -> Observation:
         reading = self._read(image)
         self._moved = False
-        if not getattr(reading, "occluded", False):
-            self._previous = reading
-            if self._maybe_take_reference(image, reading):
-                # the prints taken for pieces are the empty look now: this frame,
-                # which the referee may see only once (a still board is not read
-                # again), is read again against it
-                reading = self._read_board(image, pose=reading.pose, reference=self._reference, **self._parts)
-                self._previous = None if getattr(reading, "occluded", False) else reading
+        if getattr(reading, "occluded", False):
+            observation = Observation.from_reading(reading)
+            if self._still_cover(tuple(getattr(reading, "occluded_lots", ()))):
+                # those lots stay unread (confidence 0), the rest of the board is judged
+                return dataclasses.replace(observation, occluded=False)
+            return observation
+        self._cover = ()
+        self._previous = reading
+        if self._maybe_take_reference(image, reading):
+            # the prints taken for pieces are the empty look now: this frame,
+            # which the referee may see only once (a still board is not read
+            # again), is read again against it
+            reading = self._read_board(image, pose=reading.pose, reference=self._reference, **self._parts)
+            self._previous = None if getattr(reading, "occluded", False) else reading
         return Observation.from_reading(reading)
+
+    def _still_cover(self, lots: tuple[str, ...]) -> bool:
+        """Whether lots read as covered (``lots`` now, fewer than a hand covers, overlapping the
+        last such reading's) have stayed so while the board moved ``STILL_COVER_MOVES`` times:
+        print or shade the vision takes for a hand, not a hand.
+
+        Why: a hand over the board comes and goes with the moves; a plain
+        tile under a new lamp that the board network sees as skin stays, and
+        while it stayed, every frame was "occluded" and the game went
+        unwatched (made-up-art game 802 missed eight moves to its A9 corner,
+        covered at 0.94).  Such lots are left unread, not the whole board.
+        A real hand spans a dozen lots and, photographed twice while it
+        moves, overlaps itself (the recorded series): only a patch smaller
+        than ``reader.HAND_LOTS`` lots can be taken for print.
+        """
+        if len(lots) >= self._hand_lots or not set(lots) & set(self._cover):
+            self._cover_outlived = 0  # (overlapping, not equal: a patch's rim lots come and go)
+        elif self._moved_since_cover:
+            self._cover_outlived += 1
+        self._cover = lots
+        self._moved_since_cover = False
+        return self._cover_outlived >= self.STILL_COVER_MOVES
 
     def _read(self, image: np.ndarray) -> Any:
         if self._drift is None:  # first frame, or no good search yet: a calibrated pose is only the fallback
