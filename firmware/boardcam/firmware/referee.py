@@ -802,12 +802,17 @@ class Referee:
             if self._best_confidence(lot) >= DOUBTFUL_MOVE or LOT_NAMES[lot] in self._seen_empty \
                     or self._first_seen.get(lot, self._readings) <= self._accepted_at:
                 continue
-            without = Position(after.tiles, {k: s for k, s in after.structures.items() if k != lot})
-            inference = infer_move(self.accepted, without, self.game)
-            if inference.kind == "move" and inference.move is not None \
-                    and not self.game.violations(inference.move):
+            if self._one_legal_move_without(after, lot) is not None:
                 doubtful.append(lot)
         return doubtful
+
+    def _one_legal_move_without(self, after: Position, lot: int) -> Move | None:
+        """The legal move the board is with ``lot``'s structure left out; None when it is no such move."""
+        assert self.game is not None and self.accepted is not None
+        inference = infer_move(self.accepted, _without(after, lot), self.game)
+        if inference.kind == "move" and inference.move is not None and not self.game.violations(inference.move):
+            return inference.move
+        return None
 
     def _note_accepted(self, move: Move) -> None:
         """Remember how surely the move's build, and its cap, were read when it was accepted."""
@@ -844,8 +849,7 @@ class Referee:
                            and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE),
                           key=lambda lot: self._accepted_confidence[lot])
         for lot in doubtful:
-            without = Position(after.tiles, {k: v for k, v in after.structures.items() if k != lot})
-            found = reread_history(self.game, without, arrival=self._arrival_order,
+            found = reread_history(self.game, _without(after, lot), arrival=self._arrival_order,
                                    caps_seen=self._caps_seen_with())
             if found is None or found.violations or lot not in {m.lot for m in found.popped}:
                 continue
@@ -909,10 +913,9 @@ class Referee:
         for lot in after.structures:
             if lot in old or self._best_confidence(lot) >= DOUBTFUL_MOVE:
                 continue
-            without = Position(after.tiles, {k: s for k, s in after.structures.items() if k != lot})
-            inference = infer_move(self.accepted, without, self.game)
-            if inference.kind == "move" and inference.move is not None and not self.game.violations(inference.move):
-                options.append((lot, inference.move))
+            move = self._one_legal_move_without(after, lot)
+            if move is not None:
+                options.append((lot, move))
         if len(options) != 1:
             return None
         lot, move = options[0]
@@ -1360,6 +1363,11 @@ def reread_history(game: Game, after: Position, max_plies: int = MAX_CORRECTION,
     if in_place == popped:
         return None
     return Rereading(tuple(popped), tuple(in_place))
+
+
+def _without(position: Position, lot: int) -> Position:
+    """``position`` with ``lot``'s structure left out."""
+    return Position(position.tiles, {k: s for k, s in position.structures.items() if k != lot})
 
 
 def _replayed(tiles: Mapping[int, Tile], game: Game) -> Game | None:
