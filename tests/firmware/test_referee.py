@@ -559,21 +559,98 @@ def test_a_doubtful_build_where_the_lot_never_read_surely_empty_is_left_out_at_o
     assert name not in referee.accepted.to_json()["structures"]
 
 
+def _read_unsurely(boards, k, lot):
+    """A referee that accepted ``boards[:k + 1]`` and then read ``boards[k + 1]`` with ``lot`` at 0.6
+    for as many looks as it takes; and its last outputs."""
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    for _ in range(referee.max_looks + 1):
+        out = referee.observe(seen(boards[k + 1], {lot: 0.6}))
+    return referee, out
+
+
 def test_a_build_read_too_unsurely_to_count_is_caught_up_when_the_turn_order_shows_it(game, boards):
     """A build read at 0.6 for as long as it stands (below min_confidence) is left out; the next
     player's capping move then looks like the wrong player's cap.  With the faint build it is two
     moves turn by turn, so both are taken, and no warning is shown."""
     p = next(p for p in range(1, game.ply - 1) if game.moves[p + 1].cap is not None)
     faint = LOT_NAMES[game.moves[p].lot]
-    referee = Referee(confirm_reads=1)
-    for doc in boards[: p + 1]:
-        referee.observe(seen(doc))
-    for _ in range(referee.max_looks + 1):
-        out = referee.observe(seen(boards[p + 1], {faint: 0.6}))
+    referee, out = _read_unsurely(boards, p, faint)
     assert out.light is Light.AMBER and referee.game.ply == p  # "Cannot read", nothing taken
     out = referee.observe(seen(boards[p + 2], {faint: 0.6}))
     assert out.light is Light.GREEN and not referee.verdict
     assert referee.game.moves == game.moves[: p + 2]
+
+
+def _phantom_long_before_a_cap(game, between=3):
+    """(p, lot, piece): ``piece`` on ``lot`` (a lower lot than ply p + 1's, so it is caught up
+    first) and ply p + 1's build are legal as two moves right after ply p, the game's next
+    ``between - 1`` moves (no caps among them) are legal after them with the players swapped,
+    and the move after those puts a cap down; ``lot`` stays empty all the while."""
+    from boardcam.engine.aliencity import ALL_PIECES, Move
+
+    for p in range(1, game.ply - between - 1):
+        real, later = game.moves[p], game.moves[p + 1 : p + between]
+        if game.moves[p + between].cap is not None and real.cap is None and real.lot is not None \
+                and not any(m.cap is not None or m.lot is None for m in later):
+            start = game_after(game, p)
+            busy = {m.lot for m in game.moves[: p + between + 1]}
+            for lot in (x for x in range(real.lot) if x not in busy):
+                for piece in ALL_PIECES:
+                    trial = start.copy()
+                    builds = [(lot, piece), (real.lot, real.piece), *((m.lot, m.piece) for m in later)]
+                    if all(not trial.violations(Move(trial.turn, at, what))
+                           and trial.push(Move(trial.turn, at, what)) is None for at, what in builds):
+                        return p, lot, piece
+    raise LookupError("no phantom that the turn order shows only some plies later")
+
+
+def test_a_doubtful_build_caught_up_with_a_move_is_taken_back_when_a_cap_shows_it_plies_later(game, boards):
+    """A doubtful tower caught up with a real move as a move of its own puts the turn order out by
+    one; the next two moves have no cap and fit either way, and only the third's cap comes "out of
+    turn".  The doubtful build, four plies back, is taken back and the moves given to their players."""
+    p, lot, piece = _phantom_long_before_a_cap(game)
+    name = LOT_NAMES[lot]
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: p + 1]:
+        referee.observe(seen(doc))
+    out = referee.observe(seen(with_structure(boards[p + 1], lot, piece.kind, piece.color), {name: 0.8}))
+    assert out.light is Light.GREEN and referee.game.ply == p + 2  # caught up as two moves
+    for ply in range(p + 2, p + 4):
+        out = referee.observe(seen(with_structure(boards[ply], lot, piece.kind, piece.color), {name: 0.8}))
+        assert out.light is Light.GREEN and referee.game.ply == ply + 1
+    out = referee.observe(seen(with_structure(boards[p + 4], lot, piece.kind, piece.color), {name: 0.8}))
+    assert out.light is Light.GREEN and not referee.verdict
+    correction = next(r for r in out.records if r["type"] == "correction")
+    assert correction["retracted"] == name and correction["undo"] == 4
+    assert referee.game.moves == game.moves[: p + 4]
+
+
+def test_a_doubtful_build_seen_arriving_alone_is_not_taken_back_plies_later(game, boards):
+    """The same tower at 0.8 accepted as a move of its own: a hand put something there, and four
+    plies on it is no longer taken back; the out-of-turn cap is a warning."""
+    p, lot, piece = _phantom_long_before_a_cap(game)
+    name = LOT_NAMES[lot]
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: p + 1]:
+        referee.observe(seen(doc))
+    referee.observe(seen(with_structure(boards[p], lot, piece.kind, piece.color), {name: 0.8}))
+    for ply in range(p + 1, p + 4):
+        referee.observe(seen(with_structure(boards[ply], lot, piece.kind, piece.color), {name: 0.8}))
+    assert referee.game.ply == p + 4
+    out = referee.observe(seen(with_structure(boards[p + 4], lot, piece.kind, piece.color), {name: 0.8}))
+    assert out.light is Light.RED and not any(r["type"] == "correction" for r in out.records)
+
+
+def test_a_build_read_too_unsurely_to_count_is_taken_with_the_cap_it_came_with(game, boards):
+    """A capping move whose build reads at 0.6 for as long as it stands: left out, the cap has no
+    build ("a cap appeared without a build"); with it, the board is one legal move, taken as faint."""
+    k = next(k for k in range(1, game.ply) if game.moves[k].cap is not None and game.moves[k].cap != game.moves[k].lot)
+    referee, out = _read_unsurely(boards, k, LOT_NAMES[game.moves[k].lot])
+    assert out.light is Light.GREEN and not referee.verdict
+    assert referee.game.moves == game.moves[: k + 1]
+    assert next(r for r in out.records if r["type"] == "move")["faint"] is True
 
 
 def test_a_surely_read_build_is_never_taken_back(game, boards):

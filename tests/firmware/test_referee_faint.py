@@ -189,3 +189,44 @@ def test_a_faint_cap_that_sure_readings_deny_is_corrected_away_without_a_warning
     assert all(out.light is Light.GREEN and out.beep is None for out in outs)
     assert [r["type"] for out in outs for r in out.records] == ["correction"]
     assert referee.game.moves[-1] == move
+
+
+# ------------------------------------------------------------ a legal runner-up
+
+
+def misread_build(game):
+    """(k, lot name, the real piece as JSON, an illegal piece on that lot as JSON): ply k + 1 builds
+    without a cap, and the other piece there would break a rule."""
+    from boardcam.engine.aliencity import ALL_PIECES
+
+    for k, move in enumerate(game.moves[2:], 2):
+        if move.cap is not None or move.lot is None:
+            continue
+        before = game_after(game, k)
+        for piece in ALL_PIECES:
+            if piece != move.piece and before.violations(Move(move.player, move.lot, piece)):
+                as_json = lambda p: {"kind": p.kind, "color": p.color}  # noqa: E731
+                return k, LOT_NAMES[move.lot], as_json(move.piece), as_json(piece)
+    raise LookupError("no build with an illegal piece to misread it as")
+
+
+@pytest.mark.parametrize("confidence, probability, taken", [
+    (0.8, 0.2, True),     # doubtful, and the runner-up is a fair chance: the legal move
+    (0.8, 0.1, False),    # the runner-up too unlikely: a warning
+    (0.92, 0.08, False),  # read surely: a warning
+])
+def test_a_doubtful_piece_breaking_a_rule_is_taken_as_its_legal_runner_up(game, boards, confidence, probability, taken):
+    k, lot, real, wrong = misread_build(game)
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    misread = dict(boards[k + 1], structures={**boards[k + 1]["structures"], lot: wrong})
+    out = referee.observe(seen(misread, {lot: confidence}, runners_up={lot: faint(real, probability, 1.0)}))
+    if taken:
+        assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
+        assert next(r for r in out.records if r["type"] == "move")["faint"] is True
+        # the same doubtful misreading later keeps the move as taken
+        out = referee.observe(seen(misread, {lot: confidence}, runners_up={lot: faint(real, probability, 1.0)}))
+        assert out.light is Light.GREEN and referee.game.ply == k + 1
+    else:
+        assert out.light is Light.RED and referee.game.ply == k

@@ -149,6 +149,9 @@ FAINT_PIECE_SHARE = 0.9
 FAINT_CAP_PROBABILITY = 0.25
 #: ...and this much more probable than on any still reading since the last move
 FAINT_CAP_RISE = 0.2
+#: a new piece read below DOUBTFUL_MOVE whose runner-up answer is this probable and the one legal
+#: move is taken as that answer (see Referee._legal_runner_up)
+LEGAL_RUNNER_UP = 0.2
 
 
 class Referee:
@@ -199,6 +202,8 @@ class Referee:
         # How surely each accepted build was read when it was accepted, by lot
         self._accepted_confidence: dict[int, float] = {}
         self._cap_confidence: dict[int, float] = {}  # ...and each accepted cap, by the capped lot
+        self._arrived_together: set[int] = set()  # ...and the builds first seen with another one
+        self._no_retraction: tuple[Position, int, list[int]] | None = None  # see _retract_doubtful
         # Faint caps: per (tower lot, cap colour), the most that cap was
         # possible on the still readings since the last move
         self._cap_before: dict[tuple[int, str], float] = {}
@@ -348,6 +353,7 @@ class Referee:
         self._held_bars.clear()
         self._accepted_confidence.clear()
         self._cap_confidence.clear()
+        self._arrived_together.clear()
         self._cap_before.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
@@ -441,6 +447,9 @@ class Referee:
             reseated = self._reseat_icon(inference.move, violations)
             if reseated is not None:
                 return reseated
+            second = self._legal_runner_up(after, observation)
+            if second is not None:
+                return second
             return self._illegal(Verdict(after, inference.move, tuple(violations)))
         amended = self._late_cap(after)
         if amended is not None:
@@ -457,22 +466,69 @@ class Referee:
         caught_up = self._with_unread_builds(unread)
         if caught_up is not None:
             return caught_up
+        second = self._legal_runner_up(after, observation)
+        if second is not None:
+            return second
         return self._illegal(Verdict(after, None, problems=tuple(inference.problems)))
 
+    def _legal_runner_up(self, after: Position, observation: Observation) -> Outputs | None:
+        """A board that breaks a rule, which is one legal move when one new piece read doubtfully
+        is taken as its runner-up answer; None unless exactly one such piece makes it so.
+
+        Why: the network's doubt is often between two pieces, and the rules
+        know which of them the players could have put there.  A black coin
+        read "green tower with a black cap, 0.74; black dome, 0.26" on white's
+        turn is a white move under its second answer and an out-of-turn cap
+        under its first (printed game 1001).  Players break a rule far more
+        rarely than a reading that unsure is wrong, and a warning taken on
+        it cannot be cleared by any move of theirs: the piece stays misread.
+        The move is marked faint (check it), and a later reading that is
+        sure of the first answer corrects it as any misread move is.
+        """
+        assert self.game is not None and self.accepted is not None
+        options = []
+        for name, alt in observation.runners_up.items():
+            lot = parse_lot(name)
+            if (alt.structure is None or alt.probability < LEGAL_RUNNER_UP
+                    or observation.lot_confidence.get(name, 1.0) >= DOUBTFUL_MOVE
+                    or after.structures.get(lot) != observation.position.structures.get(lot)
+                    or after.structures.get(lot) == self.accepted.structures.get(lot)):
+                continue
+            move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: alt.structure}))
+            if move is not None:
+                options.append((move, lot, alt.structure))
+        if len(options) != 1:
+            return None
+        move, lot, structure = options[0]
+        if not self._confirmed(after):
+            return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+        return self._accept_faint(move, {lot: structure})
+
     def _with_unread_builds(self, unread: Position | None) -> Outputs | None:
-        """The board caught up with the builds read too unsurely to count, when the board without
-        them is no legal move (it breaks the turn order, or is no one move) and with them is two
-        or three moves turn by turn; None otherwise.
+        """The board with the builds read too unsurely to count, when the board without them is
+        no legal move (it breaks the turn order, or is no one move) and with them is one legal
+        move (taken as a faint one), or two or three moves turn by turn; None otherwise.
 
         Why: a flat coin of its tile's colour or a dark tower can read at
         0.6 for as long as it stands.  Left out, the next player's build is
         taken as the missing player's, and the first cap after it comes "out
         of turn".  The players' turns say it was a move, as a doubtful build
         caught up wrongly is taken back by them (``_retract_doubtful``).
+        Left out of a move that caps a tower with it, it leaves "a cap
+        without a build" (printed game 1001: a red coin at 0.57 put down
+        with a black cap).  Only a cap first seen in the same reading as the
+        build is its own: a cap whose build the camera never saw is not
+        given to the next doubtful piece to show (made-up-art game 700).
         """
         if unread is None:
             return None
-        return self._catch_up(unread)
+        move = self._legal_move_to(unread)
+        if move is None or move.lot is None or move.cap is None \
+                or move.cap not in (move.lot, self._caps_seen_with().get(move.lot)):
+            return self._catch_up(unread)
+        if not self._confirmed(unread):
+            return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+        return self._accept_faint(move, {move.lot: unread.structures[move.lot]})
 
     def _note_seen_empty(self, observation: Observation) -> None:
         assert self.accepted is not None
@@ -765,6 +821,8 @@ class Referee:
         if not self._confirmed(after):
             return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
         records: list[dict[str, Any]] = []
+        seen_at = [self._first_seen.get(lot) for lot in added]
+        self._arrived_together.update(lot for lot, at in zip(added, seen_at) if seen_at.count(at) > 1)
         for move in moves:
             self.game.push(move)
             if move.lot is not None:
@@ -808,8 +866,12 @@ class Referee:
 
     def _one_legal_move_without(self, after: Position, lot: int) -> Move | None:
         """The legal move the board is with ``lot``'s structure left out; None when it is no such move."""
+        return self._legal_move_to(_without(after, lot))
+
+    def _legal_move_to(self, board: Position) -> Move | None:
+        """The legal move from the accepted board to ``board``; None when it is no such move."""
         assert self.game is not None and self.accepted is not None
-        inference = infer_move(self.accepted, _without(after, lot), self.game)
+        inference = infer_move(self.accepted, board, self.game)
         if inference.kind == "move" and inference.move is not None and not self.game.violations(inference.move):
             return inference.move
         return None
@@ -833,10 +895,19 @@ class Referee:
         neighbour's tower leaning over the lot, an icon print) can be caught
         up as a move of its own.  The turn order is then out by one, and the
         next cap of the mover's colour shows up "out of turn".  When some
-        build of the last ``MAX_CORRECTION`` plies was accepted below
+        build of the last ``MAX_RETRACTION`` plies was accepted below
         ``DOUBTFUL_MOVE``, still reads below it, and without it a legal
         history turn by turn ends exactly at the board (less that lot), the
         build is taken back: a correction record, the light stays green.
+        A build first seen in the same reading as another one (caught up
+        with it) is looked for further back: the board may show it only
+        turns later, when the next cap puts the turn order to the test
+        (made-up-art game 1005 took a shade beside a new tower for a black
+        coin four plies before a white cap showed it).  A build seen
+        arriving alone was a hand's doing, and is not taken back that late
+        (made-up-art game 700 reads a real blue tower at 0.88 all game; in
+        recorded Cycles game 100 the first move, read at 0.63 until the
+        second came, was caught up with it).
         What was read on its lot is still read there, so a build there counts
         from then on only at ``RETRACTED_CONFIDENCE``, until the lot reads
         surely empty.  A board
@@ -844,18 +915,24 @@ class Referee:
         only a turn or supply problem, or changes that are no one move, are.
         """
         assert self.game is not None
-        recent = [m.lot for m in self.game.moves[-MAX_CORRECTION:] if m.lot is not None]
-        doubtful = sorted((lot for lot in recent if self._accepted_confidence.get(lot, 1.0) < DOUBTFUL_MOVE
+        plies = {m.lot: self.game.ply - i for i, m in enumerate(self.game.moves) if m.lot is not None}
+        reach = {lot: MAX_RETRACTION if lot in self._arrived_together else MAX_CORRECTION for lot in plies}
+        doubtful = sorted((lot for lot, back in plies.items() if back <= reach[lot]
+                           and self._accepted_confidence.get(lot, 1.0) < DOUBTFUL_MOVE
                            and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE),
-                          key=lambda lot: self._accepted_confidence[lot])
+                          key=lambda lot: (plies[lot], self._accepted_confidence[lot]))
+        tried = (after, self.game.ply, doubtful)
+        if tried == self._no_retraction:  # searched in vain on an earlier reading of this board
+            return None
         for lot in doubtful:
-            found = reread_history(self.game, _without(after, lot), arrival=self._arrival_order,
-                                   caps_seen=self._caps_seen_with())
+            found = reread_history(self.game, _without(after, lot), max(MAX_CORRECTION, plies[lot]),
+                                   arrival=self._arrival_order, caps_seen=self._caps_seen_with())
             if found is None or found.violations or lot not in {m.lot for m in found.popped}:
                 continue
             if not self._confirmed(after):
                 return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
             return self._take_back(lot, found)
+        self._no_retraction = tried
         return None
 
     def _reseat_icon(self, move: Move, violations: list[Violation]) -> Outputs | None:
@@ -1276,6 +1353,8 @@ class Referee:
 
 MAX_CATCH_UP = 3  # more missed moves than this is no longer a guess worth making
 MAX_CORRECTION = 3  # plies that may be read again; older ones have been seen right too often
+MAX_RETRACTION = 8  # ...but a doubtful build may be taken back from this far (Referee._retract_doubtful)
+SEQUENCE_TRIES = 400  # moves one search for a legal order tries before it gives up (_legal_sequence)
 MAX_NEW_IN_CORRECTION = 2  # moves made since, re-read with them (the search grows factorially)
 
 
@@ -1397,31 +1476,42 @@ def _legal_sequence(game: Game, lots: list[int], caps: list[int],
                     ) -> list[Move] | None:
     """Some order of builds on ``lots`` (turn by turn, with the new caps placed by
     their owners) that is legal from ``game`` and ends exactly at ``target``.
-    ``lots`` are tried in the order given, and a lot's cap in ``prefer`` first."""
-    if not lots:
-        return [] if not caps and dict(game.position.structures) == dict(target) else None
-    mover = game.turn
-    for lot in lots:
-        structure = target[lot]
-        piece = structure.piece
-        own_caps = [c for c in caps if target[c].cap == mover]
-        options: list[int | None] = [None, *own_caps]
-        wanted = (prefer or {}).get(lot)
-        if wanted in own_caps:
-            options = [wanted, *[o for o in options if o != wanted]]
-        for cap in options:
-            if cap is not None and cap != lot and cap not in game.position.structures:
-                continue
-            move = Move(mover, lot, piece, cap)
-            if game.violations(move):
-                continue
-            game.push(move)
-            rest = _legal_sequence(game, [x for x in lots if x != lot],
-                                   [c for c in caps if c != cap], target, prefer)
-            game.pop()
-            if rest is not None:
-                return [move, *rest]
-    return None
+    ``lots`` are tried in the order given, and a lot's cap in ``prefer`` first.
+
+    Orders grow factorially with the lots; a search that has tried
+    ``SEQUENCE_TRIES`` moves without finding one gives up (None), as a
+    board no short history explains is no guess worth the wait.
+    """
+    tries = [SEQUENCE_TRIES]
+
+    def search(lots: list[int], caps: list[int]) -> list[Move] | None:
+        if not lots:
+            return [] if not caps and dict(game.position.structures) == dict(target) else None
+        mover = game.turn
+        for lot in lots:
+            piece = target[lot].piece
+            own_caps = [c for c in caps if target[c].cap == mover]
+            options: list[int | None] = [None, *own_caps]
+            wanted = (prefer or {}).get(lot)
+            if wanted in own_caps:
+                options = [wanted, *[o for o in options if o != wanted]]
+            for cap in options:
+                if cap is not None and cap != lot and cap not in game.position.structures:
+                    continue
+                if tries[0] <= 0:
+                    return None
+                tries[0] -= 1
+                move = Move(mover, lot, piece, cap)
+                if game.violations(move):
+                    continue
+                game.push(move)
+                rest = search([x for x in lots if x != lot], [c for c in caps if c != cap])
+                game.pop()
+                if rest is not None:
+                    return [move, *rest]
+        return None
+
+    return search(lots, caps)
 
 
 def _cap_chance(observation: Observation, lot: int, capped: Structure, *, at_most: bool) -> float:
