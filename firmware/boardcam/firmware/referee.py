@@ -501,7 +501,7 @@ class Referee:
             return None
         move, lot, structure = options[0]
         if not self._confirmed(after):
-            return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+            return self._look_again()
         return self._accept_faint(move, {lot: structure})
 
     def _with_unread_builds(self, unread: Position | None) -> Outputs | None:
@@ -527,7 +527,7 @@ class Referee:
                 or move.cap not in (move.lot, self._caps_seen_with().get(move.lot)):
             return self._catch_up(unread)
         if not self._confirmed(unread):
-            return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+            return self._look_again()
         return self._accept_faint(move, {move.lot: unread.structures[move.lot]})
 
     def _note_seen_empty(self, observation: Observation) -> None:
@@ -819,7 +819,7 @@ class Referee:
         if self._doubtful_extras(after, added):
             return None  # one move beside a phantom (_without_doubtful_arrival)
         if not self._confirmed(after):
-            return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+            return self._look_again()
         records: list[dict[str, Any]] = []
         seen_at = [self._first_seen.get(lot) for lot in added]
         self._arrived_together.update(lot for lot, at in zip(added, seen_at) if seen_at.count(at) > 1)
@@ -930,7 +930,7 @@ class Referee:
             if found is None or found.violations or lot not in {m.lot for m in found.popped}:
                 continue
             if not self._confirmed(after):
-                return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+                return self._look_again()
             return self._take_back(lot, found)
         self._no_retraction = tried
         return None
@@ -997,7 +997,7 @@ class Referee:
             return None
         lot, move = options[0]
         if not self._confirmed(after):
-            return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+            return self._look_again()
         self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), RETRACTED_CONFIDENCE)
         return self._accept(move, override=False)
 
@@ -1031,7 +1031,7 @@ class Referee:
             if not _legal_from(self.game, len(popped), moves):
                 continue
             if not self._confirmed(after):
-                return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+                return self._look_again()
             record = self._rewrite(Rereading(popped, moves))
             record["uncapped"] = LOT_NAMES[lot]
             self._cap_confidence.pop(lot, None)
@@ -1156,7 +1156,7 @@ class Referee:
                 ScreenKind.LOOKING, "Looking again", (f"Not sure about {', '.join(names)}",),
                 players=base.players, turn=base.turn, lot=names[0], board=base.board),
                 look_again=True)
-        return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+        return self._look_again()
 
     def _correct_history(self, after: Position) -> Outputs | None:
         """Re-read the last plies from a board that contradicts them (see :func:`reread_history`)."""
@@ -1183,7 +1183,7 @@ class Referee:
     def _illegal(self, verdict: Verdict) -> Outputs:
         same = self.verdict is not None and self.verdict.observed == verdict.observed
         if not same and not self._confirmed(verdict.observed):
-            return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+            return self._look_again()
         self.phase = Phase.ILLEGAL
         self.verdict = verdict
         if same:
@@ -1216,7 +1216,7 @@ class Referee:
     def _cleared_mid_game(self, observation: Observation, after: Position) -> Outputs:
         """Every piece gone: the players ended this game their own way; a new one begins."""
         if not self._confirmed(after):
-            return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
+            return self._look_again()
         finished = self._finish("cleared")
         self._back_to_setup()
         setup = self._observe_setup(observation)
@@ -1344,6 +1344,10 @@ class Referee:
         )
         return Screen(ScreenKind.FINAL, title, tuple(lines), players=players, towers=tuple(rows),
                       winner=winner, board=self._sketch())
+
+    def _look_again(self) -> Outputs:
+        """The same light and screen, and another still frame soon: a board not yet seen often enough."""
+        return self._emit(self._outputs.light, self._outputs.screen, look_again=True)
 
     def _emit(self, light: Light, screen: Screen, beep: Beep | None = None,
               records: tuple[dict[str, Any], ...] = (), look_again: bool = False) -> Outputs:
@@ -1482,9 +1486,10 @@ def _legal_sequence(game: Game, lots: list[int], caps: list[int],
     ``SEQUENCE_TRIES`` moves without finding one gives up (None), as a
     board no short history explains is no guess worth the wait.
     """
-    tries = [SEQUENCE_TRIES]
+    tries = SEQUENCE_TRIES
 
     def search(lots: list[int], caps: list[int]) -> list[Move] | None:
+        nonlocal tries
         if not lots:
             return [] if not caps and dict(game.position.structures) == dict(target) else None
         mover = game.turn
@@ -1498,9 +1503,9 @@ def _legal_sequence(game: Game, lots: list[int], caps: list[int],
             for cap in options:
                 if cap is not None and cap != lot and cap not in game.position.structures:
                     continue
-                if tries[0] <= 0:
+                if tries <= 0:
                     return None
-                tries[0] -= 1
+                tries -= 1
                 move = Move(mover, lot, piece, cap)
                 if game.violations(move):
                     continue
