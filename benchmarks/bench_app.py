@@ -12,7 +12,9 @@ moves_total, moves_right, false_warnings, missed_illegal (``boardcam bench
 app --json``).  ``reader="truth"`` replaces the vision by the scenes' ground
 truth, which measures the loop alone; ``reader="noisy"`` is that truth with
 realistic confident misreads injected (see :func:`noisy_reader`), which
-measures how well the referee recovers from them.
+measures how well the referee recovers from them.  The players answer the
+screen as players would in one case only: asked whether the board they have
+cleared is clear, they press the score button (:class:`PlayersAtTheTable`).
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ from boardcam.engine.aliencity import Game, Move, Position, positions_after_move
 from boardcam.engine.errors import InputError
 from boardcam.firmware.config import Config
 from boardcam.firmware.display import NullDisplay
-from boardcam.firmware.lights import Light, NoLights
-from boardcam.firmware.referee import Observation
+from boardcam.firmware.lights import ButtonEvent, Light, NoLights
+from boardcam.firmware.referee import CLEAR_ALREADY, Observation
 from boardcam.firmware.runner import create_loop, vision_reader
+from boardcam.firmware.screens import Screen
 from boardcam.firmware.sources.replay import GeneratedGame, ReplaySource, generated_game_images, picture_images
 
 
@@ -130,6 +133,21 @@ def _swapped(structure: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return {"kind": "tower", "color": structure["color"]}
 
 
+class PlayersAtTheTable(NullDisplay):
+    """The display as the players read it: asked whether a board they have cleared is clear
+    (the app reads tile print as pieces), they press the score button, and only then."""
+
+    def __init__(self, lights: NoLights, current: dict[str, Any]) -> None:
+        self.lights = lights
+        self.current = current
+
+    def show(self, screen: Screen) -> None:
+        truth = self.current.get("truth")
+        if CLEAR_ALREADY in screen.lines and truth is not None and not truth.get("occluded") \
+                and not truth["position"]["structures"]:
+            self.lights.events.put(ButtonEvent.SCORE)
+
+
 def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
              size: tuple[int, int] = (820, 616), glitch_rate: float = GLITCH_RATE,
              edition: str | None = None) -> dict[str, Any]:
@@ -150,8 +168,9 @@ def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
     else:
         read = vision_reader(None)
     with tempfile.TemporaryDirectory() as logs:
-        loop = create_loop(Config(), source=source, reader=read, lights=NoLights(),
-                           display=NullDisplay(), log_dir=Path(logs))
+        lights = NoLights()
+        loop = create_loop(Config(), source=source, reader=read, lights=lights,
+                           display=PlayersAtTheTable(lights, current), log_dir=Path(logs))
         stats = loop.run()
         loop.close()
     played = loop.referee.game.moves if loop.referee.game is not None else []

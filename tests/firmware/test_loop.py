@@ -213,6 +213,51 @@ def test_buttons_reach_the_referee_through_mock_pins(game, tmp_path):
     factory.reset()
 
 
+class PrintReadAsAPiece:
+    """A reader that takes a tile's print for a blue tower until told the board is clear."""
+
+    def __init__(self, inner, lot):
+        self.inner, self.lot, self.cleared = inner, lot, False
+
+    def __call__(self, image):
+        from dataclasses import replace
+
+        from boardcam.engine.aliencity import Position
+
+        observation = self.inner(image)
+        if self.cleared or observation.occluded:
+            return observation
+        doc = observation.position.to_json()
+        doc["structures"][self.lot] = {"kind": "tower", "color": "blue"}
+        return replace(observation, position=Position.from_json(doc))
+
+    def take_as_clear(self):
+        self.cleared = True
+
+
+@pytest.mark.parametrize("pressed", [True, False])
+def test_print_read_as_a_piece_keeps_setup_waiting_until_the_players_say_the_board_is_clear(game, tmp_path, pressed):
+    from boardcam.firmware.lights import ButtonEvent
+    from boardcam.firmware.referee import CLEAR_ALREADY
+
+    boards = positions_of(game)
+    lot = next(name for name in boards[0]["tiles"] if all(name not in b["structures"] for b in boards[:4]))
+    table = ScriptedTable([Still(boards[0], frames=10)] + script_for(boards[1:4]))
+    display, lights = RecordingDisplay(), NoButtons()
+    loop = create_loop(CONFIG, source=table.source(), reader=PrintReadAsAPiece(table.reader, lot), lights=lights,
+                       display=display, log_dir=tmp_path)
+    for _ in range(6):
+        loop.step()
+    assert loop.referee.phase is Phase.SETUP and CLEAR_ALREADY in display.screens[-1].lines
+    if pressed:
+        lights.presses.append(ButtonEvent.SCORE)
+    loop.run()
+    if pressed:
+        assert loop.referee.game.ply == 3
+    else:
+        assert loop.referee.game is None
+
+
 def test_a_reader_crash_on_one_frame_does_not_stop_the_referee(game, tmp_path):
     boards = positions_of(game)
     table = ScriptedTable(script_for(boards[:6]))

@@ -309,6 +309,28 @@ def test_unsure_tiles_during_setup_look_again(boards):
     assert referee.press(ButtonEvent.SCORE).records[0]["type"] == "start"
 
 
+def test_players_say_a_board_read_with_pieces_is_clear_with_the_score_button(boards):
+    """A setup board read with a piece on it asks to be cleared, and says how to go on if it is; the
+    score button then asks the reader to take the board as the empty one and looks again."""
+    from boardcam.firmware.referee import CLEAR_ALREADY
+
+    referee = Referee(confirm_reads=1)
+    out = referee.observe(seen(boards[1]))
+    assert out.screen.kind is ScreenKind.SETUP and CLEAR_ALREADY in out.screen.lines
+    out = referee.press(ButtonEvent.SCORE)
+    assert out.board_clear and out.look_again and referee.phase is Phase.SETUP
+    assert not referee.outputs.board_clear  # (a redraw does not take the board again)
+    referee.observe(seen(boards[0]))  # read against the new reference: empty
+    assert CLEAR_ALREADY not in referee.outputs.screen.lines
+    out = referee.press(ButtonEvent.SCORE)
+    assert not out.board_clear and referee.phase is Phase.PLAYING
+
+
+def test_the_score_button_on_an_empty_setup_board_takes_nothing_as_clear():
+    out = Referee().press(ButtonEvent.SCORE)
+    assert not out.board_clear and "No layout" in out.screen.lines[0]
+
+
 def test_resume_continues_a_rebuilt_game(game, boards):
     referee = Referee()
     out = referee.resume(game_after(game, 8))
@@ -820,3 +842,96 @@ def test_a_rule_5_breach_on_a_tile_read_surely_is_a_warning(game, boards):
     out = referee.observe(shown(boards[k + 1]))
     assert out.light is Light.RED and referee.game.ply == k
     assert "Rule 5" in out.screen.title + " ".join(out.screen.lines)
+
+
+def _colours_swapped_before_a_build(game):
+    """(layout JSON with two tiles' guilds swapped, the tile ply k + 1 builds on, the other, k): under
+    that layout every move before ply k + 1 is legal and it breaks only the colour rules."""
+    from boardcam.engine.aliencity import TILE_OF, Game, Position, Tile
+
+    tiles = game.position.tiles
+    for k, move in enumerate(game.moves):
+        built = TILE_OF[move.lot]
+        for other, tile in tiles.items():
+            if tile.color == tiles[built].color:
+                continue
+            swapped = {**tiles, built: Tile(tile.color, tiles[built].icon), other: Tile(tiles[built].color, tile.icon)}
+            replay = Game(swapped, game.rules)
+            if all(not replay.violations(m) and replay.push(m) is None for m in game.moves[:k]) \
+                    and replay.violations(move) and {v.rule for v in replay.violations(move)} <= {2, 3}:
+                return Position(swapped).to_json(), LOT_NAMES[built], LOT_NAMES[other], k
+    raise LookupError("no build that two swapped guilds would make a colour breach")
+
+
+@pytest.mark.parametrize("confidence, other_confidence", [(0.6, 0.6), (0.97, 0.97), (0.6, 0.97)])
+def test_a_colour_breach_on_tiles_read_unsurely_at_setup_swaps_them_back(game, boards, confidence,
+                                                                        other_confidence):
+    """Two tiles the setup read unsurely, each in the other's guild: the first build that breaks the
+    colour rules on one of them is the players saying which guild it is.  It is accepted with both
+    tiles in their likelier other guild, and the log says so.  Read surely, it is a warning; and so
+    it is when only the built tile was unsure (six tiles of a guild is no layout of the set)."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    layout, built, other, k = _colours_swapped_before_a_build(game)
+    truth = boards[0]["tiles"]
+    order = {name: (layout["tiles"][name]["color"], truth[name]["color"]) for name in (built, other)}
+    referee = Referee(confirm_reads=1)
+
+    def shown(doc):
+        return seen(dict(doc, tiles=layout["tiles"]), tile_confidence={built: confidence, other: other_confidence},
+                    colour_order=order)
+
+    records = list(referee.observe(shown(boards[0])).records)
+    records += referee.press(ButtonEvent.SCORE).records
+    for doc in boards[1 : k + 2]:
+        out = referee.observe(shown(doc))
+        records += out.records
+    if max(confidence, other_confidence) > 0.9:
+        assert out.light is Light.RED and referee.game.ply == k
+        return
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
+    assert next(r for r in out.records if r["type"] == "tiles")["color"] == {built: truth[built]["color"],
+                                                                           other: truth[other]["color"]}
+    assert referee.game.position.tiles == game.position.tiles
+    assert game_from_records(records).position.tiles == game.position.tiles
+
+
+def test_playing_on_past_a_rule_5_warning_moves_the_icon(game, boards):
+    """A tile read surely can still be read wrong.  The warning stands while the piece does; when the
+    next player builds beside it, the players have said where the icon is: both moves are accepted
+    with the icon on the likeliest other lot that keeps the game legal, and the log replays."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    referee, records, shown, tile, k = _setup_misread(game, boards, 0.97)
+    records += referee.observe(shown(boards[k + 1])).records
+    assert referee.phase is Phase.ILLEGAL
+    out = referee.observe(shown(boards[k + 2]))
+    records += out.records
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 2]
+    assert next(r for r in out.records if r["type"] == "tiles")["icon"] == {tile: boards[0]["tiles"][tile]["icon"]}
+    assert game_from_records(records).moves == game.moves[: k + 2]
+
+
+def test_playing_on_past_a_rule_5_warning_on_a_tile_read_with_certainty_stays_a_warning(game, boards):
+    """A tile read with certainty keeps its icon: a warning there more likely means a build the
+    referee has not counted than a misread icon."""
+    referee, records, shown, tile, k = _setup_misread(game, boards, 0.995)
+    referee.observe(shown(boards[k + 1]))
+    out = referee.observe(shown(boards[k + 2]))
+    assert out.light is Light.RED and referee.game.ply == k
+
+
+def test_playing_on_past_a_warning_that_is_not_rule_5_alone_stays_a_warning(game, boards):
+    """Only the icon is a fact the camera read once; any other broken rule is judged on pieces it
+    reads every time, so playing on past it leaves the warning up."""
+    referee, records, shown, tile, k = _setup_misread(game, boards, 0.97)
+    doc = boards[k + 1]
+    lot = game.moves[k].lot
+    other = next(c for c in ("red", "blue", "green") if c != boards[0]["tiles"][tile]["color"])
+    wrong = dict(doc, structures={**doc["structures"], LOT_NAMES[lot]: {"kind": "dome", "color": other}})
+    first = referee.observe(shown(wrong))
+    verdict = referee.verdict
+    assert first.light is Light.RED and verdict is not None and {v.rule for v in verdict.violations} != {5}
+    later = dict(boards[k + 2], structures={**boards[k + 2]["structures"], LOT_NAMES[lot]: wrong["structures"][LOT_NAMES[lot]]})
+    out = referee.observe(shown(later))
+    assert out.light is Light.RED and referee.game.ply == k

@@ -194,13 +194,13 @@ def test_a_faint_cap_that_sure_readings_deny_is_corrected_away_without_a_warning
 # ------------------------------------------------------------ a legal runner-up
 
 
-def misread_build(game):
+def misread_build(game, capped_next=False):
     """(k, lot name, the real piece as JSON, an illegal piece on that lot as JSON): ply k + 1 builds
-    without a cap, and the other piece there would break a rule."""
+    without a cap, and the other piece there would break a rule (and ply k + 2 caps, if asked)."""
     from boardcam.engine.aliencity import ALL_PIECES
 
-    for k, move in enumerate(game.moves[2:], 2):
-        if move.cap is not None or move.lot is None:
+    for k, move in enumerate(game.moves[2:-1], 2):
+        if move.cap is not None or move.lot is None or (capped_next and game.moves[k + 1].cap in (None, move.lot)):
             continue
         before = game_after(game, k)
         for piece in ALL_PIECES:
@@ -230,3 +230,26 @@ def test_a_doubtful_piece_breaking_a_rule_is_taken_as_its_legal_runner_up(game, 
         assert out.light is Light.GREEN and referee.game.ply == k + 1
     else:
         assert out.light is Light.RED and referee.game.ply == k
+
+
+@pytest.mark.parametrize("probability, taken", [(0.3, True), (0.1, False)])
+def test_an_unread_build_whose_reading_breaks_a_rule_is_caught_up_as_its_runner_up(game, boards, probability, taken):
+    """A build read too unsurely to count, as a piece that could not go there, is left out; the next
+    player's capping move then shows it was a move.  Its runner-up is the piece that makes both
+    moves legal: taken, the build marked faint.  A runner-up too unlikely is not."""
+    k, lot, real, wrong = misread_build(game, capped_next=True)
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    doubt = {lot: faint(real, probability, 1.0)}
+    misread = dict(boards[k + 1], structures={**boards[k + 1]["structures"], lot: wrong})
+    for _ in range(referee.max_looks + 1):
+        referee.observe(seen(misread, {lot: 0.6}, runners_up=doubt))
+    assert referee.game.ply == k
+    later = dict(boards[k + 2], structures={**boards[k + 2]["structures"], lot: wrong})
+    out = referee.observe(seen(later, {lot: 0.6}, runners_up=doubt))
+    if not taken:
+        assert referee.game.ply == k
+        return
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 2]
+    assert [r.get("faint", False) for r in out.records if r["type"] == "move"] == [True, False]

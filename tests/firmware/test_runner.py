@@ -208,6 +208,20 @@ def test_a_print_taken_for_a_piece_is_read_again_as_empty_board_tiles(fake_visio
     assert fake_vision["reads"][-1]["previous"] is not None  # the re-read is the reading carried on
 
 
+def test_a_board_the_players_say_is_clear_becomes_the_reference_whatever_it_shows(fake_vision):
+    """Print read surely as pieces keeps a board from ever reading empty; the players' word (the
+    score button at setup) makes the board last read the reference, its tiles read there."""
+    reader = VisionReader(None)
+    reader.take_as_clear()  # nothing read yet: nothing to take
+    assert fake_vision["references"] == 0
+    reader(IMAGE)
+    assert fake_vision["references"] == 0  # sure "pieces": not taken by itself
+    reader.take_as_clear()
+    assert fake_vision["references"] == 1 and fake_vision["reference_tiles"] is None
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["reference"] == "reference" and fake_vision["reads"][-1]["previous"] is None
+
+
 def test_an_unsure_tile_on_a_board_without_pieces_is_no_reference(fake_vision):
     reader = VisionReader(None)
     fake_vision["board"] = "empty"

@@ -85,18 +85,21 @@ def test_empty_board_reference_round_trip_and_errors():
 
 def test_a_tile_read_unsurely_at_setup_stays_unsure_with_its_icon_ranking():
     """The referee asks for an unsure tile to be checked and lets play settle its icon: both need the
-    setup's confidence and ranking on every later reading, and in a stored reference."""
+    setup's confidence, icon ranking and guild probabilities on every later reading, and in a stored reference."""
     import numpy as np
 
     from boardcam.vision.models import EmptyBoardReference
 
     tiles = {f"{c}{r}": {"color": "red", "icon": f"{c}{r}"} for r in (1, 3, 5, 7, 9) for c in "ACEG"}
-    tiles["C3"] = {"color": "red", "icon": "D3", "confidence": 0.6, "icon_order": ["D3", "C4", "C3", "D4"]}
+    tiles["C3"] = {"color": "red", "icon": "D3", "confidence": 0.6, "icon_order": ["D3", "C4", "C3", "D4"],
+                   "colour_probs": [0.6, 0.05, 0.3, 0.05]}
     ref = EmptyBoardReference.from_json(EmptyBoardReference(2, np.zeros((80, 2, 2, 3)), tiles).to_json())
     read = ref.tile_readings()
     assert read["C3"].confidence == 0.6 and read["C3"].icon_order == (19, 26, 18, 27)
-    assert read["A1"].confidence == 1.0 and read["A1"].icon_order == ()
+    assert read["C3"].colour_order == ("red", "green", "blue", "black")  # (a tie keeps the guilds' order)
+    assert read["A1"].confidence == 1.0 and read["A1"].icon_order == () and read["A1"].colour_order == ()
     for bad, field in (({"confidence": 1.5}, "confidence"), ({"icon_order": ["C3", "Z9"]}, "icon_order"),
-                       ({"icon_order": "C3"}, "icon_order")):
+                       ({"icon_order": "C3"}, "icon_order"), ({"colour_probs": [0.5, 0.5]}, "colour_probs"),
+                       ({"colour_probs": [0.5, 0.5, 2, 0]}, "colour_probs")):
         with pytest.raises(FormatError, match=f"reference.tiles.C3.{field}"):
             EmptyBoardReference.from_json(dict(ref.to_json(), tiles=dict(tiles, C3={**tiles["C3"], **bad})))

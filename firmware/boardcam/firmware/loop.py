@@ -174,7 +174,10 @@ class RefereeLoop:
 
     def _frame(self, frame: Frame) -> None:
         for event in self.lights.poll():
-            self._apply(self.referee.press(event), frame.index, self._now(frame))
+            outputs = self.referee.press(event)
+            if outputs.board_clear:
+                self._take_as_clear()
+            self._apply(outputs, frame.index, self._now(frame))
         lores = frame.lores if frame.lores is not None else make_lores(frame.image, self.lores_width)
         if frame.cut:
             self.motion.reset()  # the next photo of a series: whatever changed, it came with no motion filmed
@@ -228,6 +231,16 @@ class RefereeLoop:
         self._need_read = outputs.look_again
         self._read_after = frame.index + 1
         self._apply(outputs, frame.index, self._now(frame))
+
+    def _take_as_clear(self) -> None:
+        """The players vouched for a clear board: the reader takes the board it last read as the
+        empty one (a reader without an empty reference has nothing to take), and the next still
+        frame is read."""
+        take = getattr(self.reader, "take_as_clear", None)
+        if take is not None:
+            take()
+        self._need_read = True
+        self._read_after = -1
 
     def _now(self, frame: Frame) -> float:
         """Frame-time when the current processing will be done (see the module docstring)."""

@@ -27,8 +27,10 @@ from the board (:func:`reread_history`); a legal re-reading rewrites them
 
 from __future__ import annotations
 
+import dataclasses
 import enum
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +43,7 @@ from boardcam.engine.aliencity import (
     PLAYERS,
     Ruleset,
     Structure,
+    TILE_LOTS,
     TILE_OF,
     Tile,
     Violation,
@@ -50,7 +53,7 @@ from boardcam.engine.aliencity import (
     parse_lot,
 )
 from boardcam.engine.aliencity.game import RULE_TURN
-from boardcam.engine.aliencity.position import structure_from_json
+from boardcam.engine.aliencity.position import TILES_PER_COLOR, structure_from_json
 
 from .lights import Beep, ButtonEvent, Light
 from .screens import BoardSketch, PlayerLine, Screen, ScreenKind, TowerLine
@@ -84,6 +87,8 @@ class Observation:
     runners_up: Mapping[str, RunnerUp] = field(default_factory=dict)  # by lot name, for lots read unsurely
     # by tile name: the tile's lots (ids) from likeliest icon to least, where the reading ranked them
     icon_order: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    #: tile name -> the guilds from likeliest to least (see Referee._recolour_tile)
+    colour_order: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def from_reading(cls, reading: Any) -> "Observation":
@@ -101,6 +106,8 @@ class Observation:
             icon_order={key: tuple(int(lot) for lot in tile.icon_order)
                         for key, tile in (getattr(reading, "tiles", {}) or {}).items()
                         if getattr(tile, "icon_order", ())},
+            colour_order={key: tuple(tile.colour_order) for key, tile in (getattr(reading, "tiles", {}) or {}).items()
+                          if getattr(tile, "colour_order", ())},
         )
 
 
@@ -111,6 +118,8 @@ class Outputs:
     beep: Beep | None = None
     records: tuple[dict[str, Any], ...] = ()
     look_again: bool = False  # read another still frame soon (an unsure lot)
+    # the players say the board is clear: the reader takes the board it last read as the empty one
+    board_clear: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,11 @@ class Verdict:
 REMOVAL_CONFIDENCE = 0.95
 #: ...and a new structure on an icon lot that rule 5 still keeps free this surely (see Referee._bar)
 ICON_ARRIVAL_CONFIDENCE = 0.93
+CLEAR_ALREADY = "Clear already? Press score."  # the setup's way past print read as pieces
+# A tile read at least this surely at setup keeps its icon even when play goes on past a
+# rule-5 warning there (see Referee._played_past_icon): then the warning more likely
+# comes from a build the referee missed than from the icon
+ICON_CERTAIN = 0.99
 #: a move accepted less surely than this may be taken back when the turn order later shows it never
 #: happened (see Referee._retract_doubtful); a lot so retracted then counts a build only this surely
 DOUBTFUL_MOVE = 0.9
@@ -211,6 +225,11 @@ class Referee:
         # Tiles read unsurely at setup (the display asked to check them): tile lot -> its lots
         # from likeliest icon to least, for play to settle where the icon is (see _reseat_icon)
         self._icon_doubts: dict[int, tuple[int, ...]] = {}
+        self._icon_orders: dict[int, tuple[int, ...]] = {}  # ...and every tile's ranking (see _played_past_icon)
+        self._tile_confidence: dict[int, float] = {}  # ...and how surely each tile was read
+        self._pieces_at_setup = False  # the latest setup reading showed pieces
+        # ...and the unsure tiles' guilds from likeliest to least (see _recolour_tile)
+        self._colour_doubts: dict[int, tuple[str, ...]] = {}
         self._outputs = Outputs(Light.AMBER, _setup_screen())
 
     # ------------------------------------------------------------ entry points
@@ -265,8 +284,11 @@ class Referee:
             self._new_pending = False
         if event is ButtonEvent.SCORE:
             if self.phase is Phase.SETUP:
-                return self._start_game() if self.layout is not None else self._emit(
-                    Light.AMBER, _setup_screen("No layout read yet: clear the board."))
+                if self.layout is not None:
+                    return self._start_game()
+                if self._pieces_at_setup:
+                    return self._vouched_clear()
+                return self._emit(Light.AMBER, _setup_screen("No layout read yet: clear the board."))
             if self.phase in (Phase.PLAYING, Phase.ILLEGAL):
                 return self._finish("button")
             return self._emit(self._outputs.light, self._outputs.screen)
@@ -302,12 +324,19 @@ class Referee:
                 played = self._observe_game(observation)
                 return Outputs(played.light, played.screen, played.beep,
                                started.records + played.records, played.look_again)
-            return self._emit(Light.AMBER, _setup_screen("Clear the board to start a new game."))
+            self._pieces_at_setup = True
+            return self._emit(Light.AMBER, _setup_screen("Clear the board to start a new game.", CLEAR_ALREADY))
+        self._pieces_at_setup = False
         # the latest empty board read is the layout a first piece confirms, even while tiles are looked at again
         self.layout = Position(position.tiles)
         self._setup_empty = {name for name in LOT_NAMES if observation.lot_confidence.get(name, 1.0) >= SEEN_EMPTY}
-        self._icon_doubts = {parse_lot(key): order for key, order in observation.icon_order.items()
-                             if key in unsure_tiles and parse_lot(key) in position.tiles}
+        self._icon_orders = {parse_lot(key): order for key, order in observation.icon_order.items()
+                             if parse_lot(key) in position.tiles}
+        self._icon_doubts = {lot: order for lot, order in self._icon_orders.items()
+                             if LOT_NAMES[lot] in unsure_tiles}
+        self._tile_confidence = {parse_lot(key): c for key, c in observation.tile_confidence.items()}
+        self._colour_doubts = {parse_lot(key): order for key, order in observation.colour_order.items()
+                               if key in unsure_tiles and parse_lot(key) in position.tiles}
         if unsure_tiles:
             if self._looks < self.max_looks:
                 self._looks += 1
@@ -325,6 +354,25 @@ class Referee:
                         board=BoardSketch.from_position_json(self.layout.to_json()),
                         lot=unsure_tiles[0] if unsure_tiles else None)
         return self._emit(Light.AMBER, screen)
+
+    def _vouched_clear(self) -> Outputs:
+        """The players pressed the score button on a setup board read with pieces on it: they say
+        it is clear, and the reader takes the board it last read as the empty one.
+
+        Why: tile art the vision has never seen can hold a shape it reads
+        surely as a piece (a printed tower).  Such a board never reads empty,
+        so the app would wait for a clear board for ever, and the players,
+        looking at a clear board, could not start.  Their word is the check
+        the camera cannot make; what it read as pieces is the empty look from
+        then on.  A piece really left on the board would be read as print
+        for the whole game, which is why it takes the press and is not
+        guessed.
+        """
+        self._pieces_at_setup = False
+        self.board_moved()
+        outputs = self._emit(Light.AMBER, Screen(ScreenKind.LOOKING, "Reading tiles",
+                                                 ("Taking the board as clear",)), look_again=True)
+        return dataclasses.replace(outputs, board_clear=True)
 
     def _one_first_piece(self, observation: Observation) -> bool:
         """One structure, or one read surely beside others read doubtfully.
@@ -441,10 +489,11 @@ class Referee:
                 retracted = self._retract_doubtful(after, observation)
                 if retracted is not None:
                     return retracted
-                caught_up = self._with_unread_builds(unread)
+                caught_up = self._with_unread_builds(unread, observation)
                 if caught_up is not None:
                     return caught_up
-            reseated = self._reseat_icon(inference.move, violations)
+            reseated = self._reseat_icon(inference.move, violations) or \
+                self._recolour_tile(inference.move, violations)
             if reseated is not None:
                 return reseated
             second = self._legal_runner_up(after, observation)
@@ -454,6 +503,9 @@ class Referee:
         amended = self._late_cap(after)
         if amended is not None:
             return amended
+        overruled = None if unsure else self._played_past_icon(after)
+        if overruled is not None:
+            return overruled
         caught_up = self._catch_up(after)
         if caught_up is not None:
             return caught_up
@@ -463,7 +515,7 @@ class Referee:
         dropped = self._without_doubtful_arrival(after)
         if dropped is not None:
             return dropped
-        caught_up = self._with_unread_builds(unread)
+        caught_up = self._with_unread_builds(unread, observation)
         if caught_up is not None:
             return caught_up
         second = self._legal_runner_up(after, observation)
@@ -504,7 +556,7 @@ class Referee:
             return self._look_again()
         return self._accept_faint(move, {lot: structure})
 
-    def _with_unread_builds(self, unread: Position | None) -> Outputs | None:
+    def _with_unread_builds(self, unread: Position | None, observation: Observation) -> Outputs | None:
         """The board with the builds read too unsurely to count, when the board without them is
         no legal move (it breaks the turn order, or is no one move) and with them is one legal
         move (taken as a faint one), or two or three moves turn by turn; None otherwise.
@@ -525,10 +577,44 @@ class Referee:
         move = self._legal_move_to(unread)
         if move is None or move.lot is None or move.cap is None \
                 or move.cap not in (move.lot, self._caps_seen_with().get(move.lot)):
-            return self._catch_up(unread)
+            return self._catch_up(unread) or self._caught_up_as_runner_up(unread, observation)
         if not self._confirmed(unread):
             return self._look_again()
         return self._accept_faint(move, {move.lot: unread.structures[move.lot]})
+
+    def _caught_up_as_runner_up(self, unread: Position, observation: Observation) -> Outputs | None:
+        """``unread`` (see ``_with_unread_builds``) caught up with one of its unread builds taken
+        as that lot's runner-up answer, when exactly one such build makes the moves legal.
+
+        Why: a build too unsure to count is unsure between two answers, and
+        when the turn order shows it was a move, the rules know which of
+        them the player could have built (printed game 1204: a green tower
+        read "green dome, 0.54-0.81" all the while, on a tile where a green
+        dome could not go, was left out, and the next two moves were given
+        to the wrong players).  Taken faint, as ``_legal_runner_up`` does.
+        """
+        assert self.accepted is not None
+        options = []
+        for lot in set(unread.structures) - set(self.accepted.structures):
+            alt = observation.runners_up.get(LOT_NAMES[lot])
+            if alt is None or alt.structure is None or alt.probability < LEGAL_RUNNER_UP:
+                continue
+            board = Position(unread.tiles, {**unread.structures, lot: alt.structure})
+            moves = self._missed_moves(board)
+            if moves is not None:
+                options.append((board, moves, lot, alt.structure))
+        if len(options) != 1:
+            return None
+        board, moves, lot, structure = options[0]
+        if not self._confirmed(board):
+            return self._look_again()
+        caught = self._caught_up(moves)
+        self._faint[lot] = structure
+        self._accepted_confidence[lot] = 0.0  # taken from a doubt: as doubtful as a move gets
+        name = LOT_NAMES[lot]
+        records = tuple(dict(r, faint=True) if r.get("move", {}).get("build", {}).get("lot") == name else r
+                        for r in caught.records)
+        return self._noted(caught, " (faint: check it)", records)
 
     def _note_seen_empty(self, observation: Observation) -> None:
         assert self.accepted is not None
@@ -804,6 +890,16 @@ class Referee:
         """Two or three structures appeared at once: moves made while the board was never
         still long enough to read.  When some order of them, turn by turn, is entirely
         legal, those moves are what happened; otherwise it stays a plain problem."""
+        moves = self._missed_moves(after)
+        if moves is None:
+            return None
+        if not self._confirmed(after):
+            return self._look_again()
+        return self._caught_up(moves)
+
+    def _missed_moves(self, after: Position) -> list[Move] | None:
+        """The moves, turn by turn, that make the accepted board ``after`` when two or three
+        structures appeared at once (see ``_catch_up``); None when no order is legal."""
         assert self.game is not None and self.accepted is not None
         old, new = self.accepted.structures, after.structures
         added = self._arrival_order(sorted(set(new) - set(old)))
@@ -814,12 +910,14 @@ class Referee:
         capped = [lot for lot in new if new[lot].cap is not None
                   and (lot not in old or old[lot].cap is None)]
         moves = _legal_sequence(self.game.copy(), added, capped, new, self._caps_seen_with())
-        if moves is None:
-            return None
-        if self._doubtful_extras(after, added):
-            return None  # one move beside a phantom (_without_doubtful_arrival)
-        if not self._confirmed(after):
-            return self._look_again()
+        if moves is None or self._doubtful_extras(after, added):
+            return None  # (with doubtful extras: one move beside a phantom, _without_doubtful_arrival)
+        return moves
+
+    def _caught_up(self, moves: list[Move]) -> Outputs:
+        """Accept ``moves``, which appeared at once, in turn."""
+        assert self.game is not None
+        added = [move.lot for move in moves if move.lot is not None]
         records: list[dict[str, Any]] = []
         seen_at = [self._first_seen.get(lot) for lot in added]
         self._arrived_together.update(lot for lot, at in zip(added, seen_at) if seen_at.count(at) > 1)
@@ -954,22 +1052,147 @@ class Referee:
         ranking = self._icon_doubts.get(tile_lot)
         if ranking is None:
             return None
+        for icon, replay in self._icon_moves(tile_lot, ranking, move):
+            return self._take_with_layout(replay, (move,), icon={LOT_NAMES[tile_lot]: LOT_NAMES[icon]})
+        return None
+
+    def _icon_moves(self, tile_lot: int, ranking: tuple[int, ...], move: Move) -> Iterator[tuple[int, Game]]:
+        """Each lot of ``ranking`` other than ``move``'s and the tile's icon on which the game so far
+        and ``move`` are legal, in order, with the game replayed with the icon there."""
+        assert self.game is not None
         tile = self.game.position.tiles[tile_lot]
         for icon in ranking:
             if icon in (tile.icon, move.lot):
                 continue
-            tiles = {**self.game.position.tiles, tile_lot: Tile(tile.color, icon)}
-            replay = _replayed(tiles, self.game)
+            replay = _replayed({**self.game.position.tiles, tile_lot: Tile(tile.color, icon)}, self.game)
+            if replay is not None and not replay.violations(move):
+                yield icon, replay
+
+    def _recolour_tile(self, move: Move, violations: list[Violation]) -> Outputs | None:
+        """A move whose only faults are the colour rules (2 and 3) on a tile read unsurely at setup,
+        accepted with that tile in the likeliest other guild that keeps the whole game legal;
+        None when there is none.
+
+        Why: as for an icon (``_reseat_icon``), the app cannot accuse the
+        players on the strength of a tile it asked them to check, and a
+        player who builds a green dome there is saying the tile is green
+        (made-up-art game 1200: a green tile read blue at 0.60 warned about
+        the first green dome on it, and the game was lost from there).
+
+        The set has five tiles of each guild, and the setup's reading keeps
+        to that, so a tile read in the wrong guild comes with another read
+        in its guild: an unsure tile of the new guild that can legally take
+        the old one (the likeliest such) moves back to it.  With no such
+        tile the layout would hold six of a guild, and the move is judged
+        as read (made-up-art game 401: a real red dome on a black tile read
+        at 0.6 was taken that way and its warning missed).
+        """
+        assert self.game is not None
+        if move.lot is None or not violations or any(v.rule not in (2, 3) for v in violations):
+            return None
+        tile_lot = TILE_OF[move.lot]
+        tiles = self.game.position.tiles
+        old_colour = tiles[tile_lot].color
+        for colour in self._colour_doubts.get(tile_lot, ()):
+            if colour == old_colour:
+                continue
+            recoloured = {**tiles, tile_lot: Tile(colour, tiles[tile_lot].icon)}
+            replay = _replayed(recoloured, self.game)
             if replay is None or replay.violations(move):
                 continue
-            self.game = replay
-            self.layout = Position(tiles)
-            record = {"type": "tiles", "ply": replay.ply, "tiles": self.layout.to_json()["tiles"],
-                      "icon": {LOT_NAMES[tile_lot]: LOT_NAMES[icon]}}
-            outputs = self._accept(move, override=False)
-            return self._noted(outputs, f" ({LOT_NAMES[tile_lot]}'s icon on {LOT_NAMES[icon]})",
-                               (record, *outputs.records))
+            changed = {LOT_NAMES[tile_lot]: colour}
+            counts = Counter(tile.color for tile in tiles.values())
+            if counts[colour] >= TILES_PER_COLOR or counts[old_colour] <= TILES_PER_COLOR:
+                partner = self._swap_partner(recoloured, tile_lot, old_colour, move)
+                if partner is None:
+                    continue  # a sixth tile of a guild: likelier a misread piece, or a real breach
+                lot, replay = partner
+                changed[LOT_NAMES[lot]] = old_colour
+            return self._take_with_layout(replay, (move,), colour=changed)
         return None
+
+    def _swap_partner(self, tiles: Mapping[int, Tile], moved: int, colour: str,
+                      move: Move) -> tuple[int, Game] | None:
+        """The unsure tile of ``moved``'s new guild that ranks ``colour`` highest and can take it with
+        the game so far and ``move`` legal, and the game replayed with it in ``colour``; None when
+        no tile can."""
+        assert self.game is not None
+        new_colour = tiles[moved].color
+        ranked = sorted((order.index(colour), lot) for lot, order in self._colour_doubts.items()
+                        if lot != moved and tiles[lot].color == new_colour and colour in order)
+        for _, lot in ranked:
+            swapped = {**tiles, lot: Tile(colour, tiles[lot].icon)}
+            replay = _replayed(swapped, self.game)
+            if replay is not None and not replay.violations(move):
+                return lot, replay
+        return None
+
+    def _played_past_icon(self, after: Position) -> Outputs | None:
+        """The move warned about for rule 5 alone, still standing, with legal moves played after
+        it: accepted with its tile's icon on the likeliest other lot that keeps the whole game
+        legal; None when the board is not that or no lot does.
+
+        Why: where an icon is, is a fact of the table that the players see
+        and the camera read once, at setup.  A tile read surely can still be
+        read wrong (made-up tile art, a glare), and then every build on the
+        lot taken for its icon is warned about, and no move of the players
+        clears the warning.  Playing on past the warning, with the piece
+        left where it stands, is the players' word that the icon is
+        elsewhere.  The warning was shown, beeped and logged; the game goes
+        on with the icon moved and a ``tiles`` record of the new layout.
+
+        Not on a tile read at ``ICON_CERTAIN`` or above, nor while a changed
+        lot reads unsurely: a rule-5 warning also comes from a build the
+        referee has not counted (a piece it could not read, beside the
+        tile), and moving a rightly read icon then spoils the rest of the
+        game (made-up-art game 1205).
+        """
+        warned = self.verdict.move if self.phase is Phase.ILLEGAL and self.verdict is not None else None
+        if warned is None or warned.lot is None or any(v.rule != 5 for v in self.verdict.violations):
+            return None
+        assert self.game is not None and self.accepted is not None
+        structures, old = after.structures, self.accepted.structures
+        if not set(old) <= set(structures) or structures.get(warned.lot) != self.verdict.observed.structures.get(warned.lot):
+            return None
+        later = sorted(set(structures) - set(old) - {warned.lot})
+        if not 1 <= len(later) < MAX_CATCH_UP:
+            return None
+        tile_lot = TILE_OF[warned.lot]
+        if self._tile_confidence.get(tile_lot, 0.0) >= ICON_CERTAIN:
+            return None
+        for icon, replay in self._icon_moves(tile_lot, self._icon_orders.get(tile_lot) or TILE_LOTS[tile_lot], warned):
+            trial = replay.copy()
+            trial.push(warned)
+            warned_board = trial.position.structures
+            caps = [lot for lot in structures if structures[lot].cap is not None
+                    and (lot not in warned_board or warned_board[lot].cap is None)]
+            moves = _legal_sequence(trial, later, caps, structures, self._caps_seen_with())
+            if moves is None:
+                continue
+            if not self._confirmed(after):
+                return self._look_again()
+            return self._take_with_layout(replay, (warned, *moves), icon={LOT_NAMES[tile_lot]: LOT_NAMES[icon]},
+                                          words=" (played on past the warning)")
+        return None
+
+    def _take_with_layout(self, replay: Game, moves: tuple[Move, ...], colour: Mapping[str, str] | None = None,
+                          icon: Mapping[str, str] | None = None, words: str = "") -> Outputs:
+        """Accept ``moves`` in turn on ``replay`` (the game so far on a mended layout: a tile's
+        ``icon`` moved, or its ``colour`` changed), logging the new layout first."""
+        self.game = replay
+        self.layout = Position(replay.position.tiles)
+        record: dict[str, Any] = {"type": "tiles", "ply": replay.ply, "tiles": self.layout.to_json()["tiles"]}
+        if icon:
+            record["icon"] = dict(icon)
+        if colour:
+            record["color"] = dict(colour)
+        records: list[dict[str, Any]] = [record]
+        for move in moves:
+            outputs = self._accept(move, override=False)
+            records.extend(outputs.records)
+        mended = [f"{key}'s icon on {lot}" for key, lot in (icon or {}).items()] + \
+                 [f"{key} taken as {c}" for key, c in (colour or {}).items()]
+        return self._noted(outputs, f" ({'; '.join(mended)}){words}", tuple(records))
 
     def _without_doubtful_arrival(self, after: Position) -> Outputs | None:
         """A board that is no move, which is one legal move without one new structure read doubtfully;
@@ -1535,8 +1758,8 @@ def _cap_chance(observation: Observation, lot: int, capped: Structure, *, at_mos
     return rest if alt is None else min(alt.probability, max(0.0, rest - alt.probability))
 
 
-def _setup_screen(detail: str = "Clear the board and lay out all 20 tiles.") -> Screen:
-    return Screen(ScreenKind.SETUP, "Setup", (detail,))
+def _setup_screen(*lines: str) -> Screen:
+    return Screen(ScreenKind.SETUP, "Setup", lines or ("Clear the board and lay out all 20 tiles.",))
 
 
 def _changed_lots(before: Position, after: Position) -> list[str]:

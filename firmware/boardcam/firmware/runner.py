@@ -74,6 +74,7 @@ class VisionReader:
         self._cover: tuple[str, ...] = ()
         self._cover_outlived = 0
         self._moved_since_cover = False
+        self._last_clear_candidate: tuple[np.ndarray, Any] | None = None  # the last board read, unhidden
 
     def board_moved(self) -> None:
         """Something moved over the board: check for a bump before the next reading."""
@@ -91,6 +92,7 @@ class VisionReader:
             return observation
         self._cover = ()
         self._previous = reading
+        self._last_clear_candidate = (image, reading.pose)
         if self._maybe_take_reference(image, reading):
             # the prints taken for pieces are the empty look now: this frame,
             # which the referee may see only once (a still board is not read
@@ -98,6 +100,17 @@ class VisionReader:
             reading = self._read_board(image, pose=reading.pose, reference=self._reference, **self._parts)
             self._previous = None if getattr(reading, "occluded", False) else reading
         return Observation.from_reading(reading)
+
+    def take_as_clear(self) -> None:
+        """The players say the board last read is clear: it becomes the empty-board reference,
+        whatever was read on it (print the vision took surely for pieces), its tiles read as
+        those of an empty board."""
+        if self._last_clear_candidate is None:
+            return
+        image, pose = self._last_clear_candidate
+        self._reference = self._empty_board_reference(image, pose, intrinsics=self._parts.get("intrinsics"))
+        self._previous = None
+        log.info("board taken as clear on the players' word: its pieces are print")
 
     def _still_cover(self, lots: tuple[str, ...]) -> bool:
         """Whether lots read as covered (``lots`` now, fewer than a hand covers, overlapping the

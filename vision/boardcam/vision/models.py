@@ -185,9 +185,11 @@ class EmptyBoardReference:
     each lot as seen in the top-down view (row 10 up).  ``tiles`` is the
     layout read from that frame: ``{"A1": {"color": "red", "icon": "B2"}, …}``,
     with how surely each tile was read (``"confidence"``, 1.0 when not given)
-    and its lots from likeliest icon to least (``"icon_order"``) where known:
-    a tile read unsurely at setup stays unsure for the whole game, so that the
-    referee can ask for it to be checked and let play settle its icon.
+    and its lots from likeliest icon to least (``"icon_order"``) and the
+    probability of each guild, red, blue, green, black (``"colour_probs"``)
+    where known: a tile read unsurely at setup stays unsure for the whole
+    game, so that the referee can ask for it to be checked and let play
+    settle its icon and its guild.
     Pieces then show as departures from this, whatever the tile art.
     """
 
@@ -223,7 +225,8 @@ class EmptyBoardReference:
         for key, tile in self.tiles.items():
             sure = float(tile.get("confidence", 1.0))
             order = tuple(parse_lot(name) for name in tile.get("icon_order", ()))
-            out[key] = TileReading(str(tile["color"]), parse_lot(str(tile["icon"])), sure, sure, order)
+            probs = tuple(float(p) for p in tile.get("colour_probs", ()))
+            out[key] = TileReading(str(tile["color"]), parse_lot(str(tile["icon"])), sure, sure, order, probs)
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -268,6 +271,10 @@ class EmptyBoardReference:
             order = tile.get("icon_order", [])
             if not isinstance(order, Sequence) or isinstance(order, str) or any(name not in LOT_NAMES for name in order):
                 raise FormatError(f"reference.tiles.{key}.icon_order: expected a list of lots")
+            probs = tile.get("colour_probs", [])
+            if not isinstance(probs, Sequence) or isinstance(probs, str) or len(probs) not in (0, 4) \
+                    or any(isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0 for p in probs):
+                raise FormatError(f"reference.tiles.{key}.colour_probs: expected 4 probabilities (red, blue, green, black)")
         wb = data.get("white_balance")
         gains = None
         if wb is not None:

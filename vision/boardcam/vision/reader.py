@@ -858,9 +858,11 @@ def _unchanged_since(previous: Reading | None, pose: BoardPose, seen: np.ndarray
 
 
 def layout_read(tiles: dict[str, TileReading]) -> dict[str, dict[str, Any]]:
-    """A reading's tiles as an EmptyBoardReference keeps them: colour, icon, confidence, icon ranking."""
+    """A reading's tiles as an EmptyBoardReference keeps them: colour, icon, confidence, icon ranking,
+    and the guild probabilities (for the referee to mend a tile it read unsurely)."""
     return {key: {"color": tile.colour, "icon": _lot_name(tile.icon_lot), "confidence": round(float(tile.confidence), 4),
-                  "icon_order": [_lot_name(lot) for lot in tile.icon_order]}
+                  "icon_order": [_lot_name(lot) for lot in tile.icon_order],
+                  **({"colour_probs": [round(float(p), 4) for p in tile.colour_probs]} if tile.colour_probs else {})}
             for key, tile in tiles.items()}
 
 

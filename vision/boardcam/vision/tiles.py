@@ -87,6 +87,12 @@ class TileReading:
     def confidence(self) -> float:
         return min(self.colour_confidence, self.icon_confidence)
 
+    @property
+    def colour_order(self) -> tuple[str, ...]:
+        """The guilds from likeliest to least by ``colour_probs`` (empty: not known)."""
+        return tuple(g for _, g in sorted(zip(self.colour_probs, GUILDS), key=lambda pg: -pg[0])) \
+            if self.colour_probs else ()
+
 
 def lot_grid(board: np.ndarray, lot_px: int) -> np.ndarray:
     """The board image cut into lots: (80, s, s, C) indexed by lot id, as seen (not turned)."""
