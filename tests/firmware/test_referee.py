@@ -2,7 +2,7 @@ import copy
 
 import pytest
 
-from boardcam.engine.aliencity import LOT_NAMES, Move, Position
+from boardcam.engine.aliencity import LOT_NAMES, TILE_OF, Move, Position
 from boardcam.firmware.lights import Beep, ButtonEvent, Light
 from boardcam.firmware.referee import Observation, Phase, Referee
 from boardcam.firmware.screens import ScreenKind
@@ -578,6 +578,28 @@ def test_a_doubtful_build_where_the_lot_never_read_surely_empty_is_left_out_at_o
         out = referee.observe(seen(with_structure(boards[p + 2], lot, piece.kind, piece.color), {name: 0.8}))
     assert out.light is Light.GREEN and not referee.verdict
     assert referee.game.moves == game.moves[: p + 2]
+    assert name not in referee.accepted.to_json()["structures"]
+
+
+def test_print_that_stood_unread_through_a_move_is_no_second_move_when_it_reads_surely(game, boards):
+    """A dome that could not have been built there, read at 0.6 (too unsurely to count) while a move
+    was accepted, then at 0.97 as the next move goes down: two moves at once are no legal story,
+    and one that stood unread through a turn is print read surely now and then.  The next move
+    alone is taken."""
+    p = 3
+    free = [lot for lot in range(80) if all(LOT_NAMES[lot] not in b["structures"] for b in boards)]
+    tile_colour = lambda lot: boards[0]["tiles"][LOT_NAMES[TILE_OF[lot]]]["color"]  # noqa: E731
+    lot = free[0]
+    colour = next(c for c in ("red", "blue", "green") if c != tile_colour(lot))
+    name = LOT_NAMES[lot]
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: p + 1]:
+        referee.observe(seen(doc))
+    for _ in range(referee.max_looks + 1):
+        referee.observe(seen(with_structure(boards[p + 1], lot, "dome", colour), {name: 0.6}))
+    assert referee.game.moves == game.moves[: p + 1]
+    out = referee.observe(seen(with_structure(boards[p + 2], lot, "dome", colour), {name: 0.97}))
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: p + 2]
     assert name not in referee.accepted.to_json()["structures"]
 
 

@@ -217,6 +217,9 @@ class Referee:
         self._accepted_confidence: dict[int, float] = {}
         self._cap_confidence: dict[int, float] = {}  # ...and each accepted cap, by the capped lot
         self._arrived_together: set[int] = set()  # ...and the builds first seen with another one
+        # Lots new to the accepted board that showed a structure read too unsurely to count: the
+        # structure and the reading it was first so shown at (see _stood_unread)
+        self._read_unsurely: dict[int, tuple[Structure, int]] = {}
         self._no_retraction: tuple[Position, int, list[int]] | None = None  # see _retract_doubtful
         # Faint caps: per (tower lot, cap colour), the most that cap was
         # possible on the still readings since the last move
@@ -402,6 +405,7 @@ class Referee:
         self._accepted_confidence.clear()
         self._cap_confidence.clear()
         self._arrived_together.clear()
+        self._read_unsurely.clear()
         self._cap_before.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
@@ -442,6 +446,10 @@ class Referee:
         after, unsure = self._merge_looks(after, changed, observation.lot_confidence)
         unread: Position | None = None  # the board with the builds read too unsurely to count
         self._note_arrivals(after)  # an unsure look still shows that something is there
+        for name in unsure:
+            lot = parse_lot(name)
+            if lot in after.structures and self._read_unsurely.get(lot, (None, 0))[0] != after.structures[lot]:
+                self._read_unsurely[lot] = (after.structures[lot], self._readings)
         if unsure:
             if self._looks < self.max_looks or set(unsure) == set(changed):
                 if faint is not None and self._looks >= self.max_looks:  # nothing sure moved but the faint build
@@ -978,6 +986,7 @@ class Referee:
         """Remember how surely the move's build, and its cap, were read when it was accepted."""
         if move.lot is not None:
             self._accepted_confidence[move.lot] = self._best_confidence(move.lot)
+            self._read_unsurely.pop(move.lot, None)  # counted now
         if move.cap is not None:
             self._cap_confidence[move.cap] = self._best_confidence(move.cap)
 
@@ -1206,12 +1215,21 @@ class Referee:
         every later board would be wrong too.  The doubtful lot is then held
         at ``RETRACTED_CONFIDENCE``, as a build taken back is, and a real
         piece there counts once it reads that surely.
+
+        A structure that stood, read too unsurely to count, while the last
+        move was accepted is as doubtful however surely it reads now: print
+        that looks half like a piece reads surely now and then, as a hand's
+        shadow or the next move changes its light (made-up-art game 1305: a
+        black "dome" on B8 read at 0.58-0.90 for five plies, then at 0.96 as
+        the next tower went down, and every later board was "structures
+        appeared at once").  A real piece that stood unread comes back as
+        a move once the turns show it (``_catch_up``, tried first).
         """
         assert self.game is not None and self.accepted is not None
         old = self.accepted.structures
         options = []
         for lot in after.structures:
-            if lot in old or self._best_confidence(lot) >= DOUBTFUL_MOVE:
+            if lot in old or (self._best_confidence(lot) >= DOUBTFUL_MOVE and not self._stood_unread(lot, after)):
                 continue
             move = self._one_legal_move_without(after, lot)
             if move is not None:
@@ -1223,6 +1241,12 @@ class Referee:
             return self._look_again()
         self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), RETRACTED_CONFIDENCE)
         return self._accept(move, override=False)
+
+    def _stood_unread(self, lot: int, after: Position) -> bool:
+        """Whether ``lot``, new to the accepted board, showed its structure in ``after`` read too
+        unsurely to count before the last move was accepted."""
+        shown = self._read_unsurely.get(lot)
+        return shown is not None and shown[0] == after.structures.get(lot) and shown[1] <= self._accepted_at
 
     def _uncap_doubtful(self, after: Position, observation: Observation) -> Outputs | None:
         """A cap accepted doubtfully that now surely is not there, taken off the move that put it
