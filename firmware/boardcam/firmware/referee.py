@@ -225,14 +225,13 @@ class Referee:
         # possible on the still readings since the last move
         self._cap_before: dict[tuple[int, str], float] = {}
         self._caps_now: dict[tuple[int, str], float] = {}  # ...on this reading
-        # Tiles read unsurely at setup (the display asked to check them): tile lot -> its lots
-        # from likeliest icon to least, for play to settle where the icon is (see _reseat_icon)
-        self._icon_doubts: dict[int, tuple[int, ...]] = {}
-        self._icon_orders: dict[int, tuple[int, ...]] = {}  # ...and every tile's ranking (see _played_past_icon)
-        self._tile_confidence: dict[int, float] = {}  # ...and how surely each tile was read
+        # The setup's reading of each tile, for play to settle a tile it read unsurely (the display
+        # asked to check it): how surely it was read, its lots from likeliest icon to least (see
+        # _reseat_icon, _played_past_icon) and its guilds from likeliest to least (_recolour_tile)
+        self._tile_confidence: dict[int, float] = {}
+        self._icon_orders: dict[int, tuple[int, ...]] = {}
+        self._colour_orders: dict[int, tuple[str, ...]] = {}
         self._pieces_at_setup = False  # the latest setup reading showed pieces
-        # ...and the unsure tiles' guilds from likeliest to least (see _recolour_tile)
-        self._colour_doubts: dict[int, tuple[str, ...]] = {}
         self._outputs = Outputs(Light.AMBER, _setup_screen())
 
     # ------------------------------------------------------------ entry points
@@ -333,13 +332,11 @@ class Referee:
         # the latest empty board read is the layout a first piece confirms, even while tiles are looked at again
         self.layout = Position(position.tiles)
         self._setup_empty = {name for name in LOT_NAMES if observation.lot_confidence.get(name, 1.0) >= SEEN_EMPTY}
+        self._tile_confidence = {parse_lot(key): c for key, c in observation.tile_confidence.items()}
         self._icon_orders = {parse_lot(key): order for key, order in observation.icon_order.items()
                              if parse_lot(key) in position.tiles}
-        self._icon_doubts = {lot: order for lot, order in self._icon_orders.items()
-                             if LOT_NAMES[lot] in unsure_tiles}
-        self._tile_confidence = {parse_lot(key): c for key, c in observation.tile_confidence.items()}
-        self._colour_doubts = {parse_lot(key): order for key, order in observation.colour_order.items()
-                               if key in unsure_tiles and parse_lot(key) in position.tiles}
+        self._colour_orders = {parse_lot(key): order for key, order in observation.colour_order.items()
+                               if parse_lot(key) in position.tiles}
         if unsure_tiles:
             if self._looks < self.max_looks:
                 self._looks += 1
@@ -616,13 +613,7 @@ class Referee:
         board, moves, lot, structure = options[0]
         if not self._confirmed(board):
             return self._look_again()
-        caught = self._caught_up(moves)
-        self._faint[lot] = structure
-        self._accepted_confidence[lot] = 0.0  # taken from a doubt: as doubtful as a move gets
-        name = LOT_NAMES[lot]
-        records = tuple(dict(r, faint=True) if r.get("move", {}).get("build", {}).get("lot") == name else r
-                        for r in caught.records)
-        return self._noted(caught, " (faint: check it)", records)
+        return self._marked_faint(self._caught_up(moves), {lot: structure}, caps=set())
 
     def _note_seen_empty(self, observation: Observation) -> None:
         assert self.accepted is not None
@@ -672,15 +663,22 @@ class Referee:
         """Accept a legal move part of which only the readings' doubt showed (``faint``: lot ->
         the structure taken), marked for the players to check."""
         assert self.game is not None
+        return self._marked_faint(self._accept(move, override=False), faint, caps={move.cap})
+
+    def _marked_faint(self, accepted: Outputs, faint: Mapping[int, Structure], caps: set[int | None]) -> Outputs:
+        """What accepting moves showed, the moves building or capping a ``faint`` lot marked for the
+        players to check (their records ``"faint": true``), those lots as doubtful as a move gets."""
         self._faint.update(faint)
-        outputs = self._accept(move, override=False)
-        for lot in faint:  # taken from a doubt: as doubtful as a move gets
-            if lot == move.cap:
+        for lot in faint:
+            if lot in caps:
                 self._cap_confidence[lot] = 0.0
             else:
                 self._accepted_confidence[lot] = 0.0
-        records = tuple(dict(r, faint=True) if r["type"] == "move" else r for r in outputs.records)
-        return self._noted(outputs, " (faint: check it)", records)
+        names = {LOT_NAMES[lot] for lot in faint}
+        records = tuple(dict(r, faint=True) if r["type"] == "move"
+                        and {r["move"].get("build", {}).get("lot"), r["move"].get("cap")} & names else r
+                        for r in accepted.records)
+        return self._noted(accepted, " (faint: check it)", records)
 
     def _noted(self, accepted: Outputs, words: str, records: tuple[dict[str, Any], ...]) -> Outputs:
         """What accepting a move showed, with ``words`` after the last move's note and ``records``
@@ -915,9 +913,7 @@ class Referee:
             return None
         if any(old[lot].with_cap(None) != new[lot].with_cap(None) for lot in old):
             return None
-        capped = [lot for lot in new if new[lot].cap is not None
-                  and (lot not in old or old[lot].cap is None)]
-        moves = _legal_sequence(self.game.copy(), added, capped, new, self._caps_seen_with())
+        moves = _legal_sequence(self.game.copy(), added, _new_caps(old, new), new, self._caps_seen_with())
         if moves is None or self._doubtful_extras(after, added):
             return None  # (with doubtful extras: one move beside a phantom, _without_doubtful_arrival)
         return moves
@@ -1058,12 +1054,16 @@ class Referee:
         if move.lot is None or not violations or any(v.rule != 5 for v in violations):
             return None
         tile_lot = TILE_OF[move.lot]
-        ranking = self._icon_doubts.get(tile_lot)
-        if ranking is None:
+        ranking = self._icon_orders.get(tile_lot)
+        if ranking is None or not self._unsure_at_setup(tile_lot):
             return None
         for icon, replay in self._icon_moves(tile_lot, ranking, move):
             return self._take_with_layout(replay, (move,), icon={LOT_NAMES[tile_lot]: LOT_NAMES[icon]})
         return None
+
+    def _unsure_at_setup(self, tile_lot: int) -> bool:
+        """Whether the setup read the tile below ``min_confidence`` (and asked for it to be checked)."""
+        return self._tile_confidence.get(tile_lot, 1.0) < self.min_confidence
 
     def _icon_moves(self, tile_lot: int, ranking: tuple[int, ...], move: Move) -> Iterator[tuple[int, Game]]:
         """Each lot of ``ranking`` other than ``move``'s and the tile's icon on which the game so far
@@ -1100,9 +1100,11 @@ class Referee:
         if move.lot is None or not violations or any(v.rule not in (2, 3) for v in violations):
             return None
         tile_lot = TILE_OF[move.lot]
+        if not self._unsure_at_setup(tile_lot):
+            return None
         tiles = self.game.position.tiles
         old_colour = tiles[tile_lot].color
-        for colour in self._colour_doubts.get(tile_lot, ()):
+        for colour in self._colour_orders.get(tile_lot, ()):
             if colour == old_colour:
                 continue
             recoloured = {**tiles, tile_lot: Tile(colour, tiles[tile_lot].icon)}
@@ -1127,8 +1129,9 @@ class Referee:
         no tile can."""
         assert self.game is not None
         new_colour = tiles[moved].color
-        ranked = sorted((order.index(colour), lot) for lot, order in self._colour_doubts.items()
-                        if lot != moved and tiles[lot].color == new_colour and colour in order)
+        ranked = sorted((order.index(colour), lot) for lot, order in self._colour_orders.items()
+                        if lot != moved and self._unsure_at_setup(lot) and tiles[lot].color == new_colour
+                        and colour in order)
         for _, lot in ranked:
             swapped = {**tiles, lot: Tile(colour, tiles[lot].icon)}
             replay = _replayed(swapped, self.game)
@@ -1172,10 +1175,8 @@ class Referee:
         for icon, replay in self._icon_moves(tile_lot, self._icon_orders.get(tile_lot) or TILE_LOTS[tile_lot], warned):
             trial = replay.copy()
             trial.push(warned)
-            warned_board = trial.position.structures
-            caps = [lot for lot in structures if structures[lot].cap is not None
-                    and (lot not in warned_board or warned_board[lot].cap is None)]
-            moves = _legal_sequence(trial, later, caps, structures, self._caps_seen_with())
+            moves = _legal_sequence(trial, later, _new_caps(trial.position.structures, structures), structures,
+                                    self._caps_seen_with())
             if moves is None:
                 continue
             if not self._confirmed(after):
@@ -1352,9 +1353,7 @@ class Referee:
         old = self.accepted.structures
         new = [lot for lot in after.structures if lot not in old]
         self._first_seen = {lot: self._first_seen.get(lot, self._readings) for lot in new}
-        caps = [lot for lot, s in after.structures.items()
-                if s.cap is not None and (lot not in old or old[lot].cap is None)]
-        self._cap_seen = {lot: self._cap_seen.get(lot, self._readings) for lot in caps}
+        self._cap_seen = {lot: self._cap_seen.get(lot, self._readings) for lot in _new_caps(old, after.structures)}
 
     def _arrival_order(self, lots: list[int]) -> list[int]:
         """``lots`` in the order the camera first saw them (unseen ones last, by lot)."""
@@ -1665,10 +1664,8 @@ def reread_history(game: Game, after: Position, max_plies: int = MAX_CORRECTION,
         added += arrival([lot for lot in target if lot not in base and lot not in added])
         if not k <= len(added) <= k + MAX_NEW_IN_CORRECTION:
             continue
-        caps = [lot for lot, s in target.items()
-                if s.cap is not None and (lot not in base or base[lot].cap is None)]
         prefer = {**(caps_seen or {}), **{m.lot: m.cap for m in popped if m.lot is not None}}
-        moves = _legal_sequence(trial.copy(), added, caps, target, prefer)
+        moves = _legal_sequence(trial.copy(), added, _new_caps(base, target), target, prefer)
         if moves is not None:
             return Rereading(tuple(popped), tuple(moves))
         if first_consistent is None:
@@ -1693,6 +1690,11 @@ def reread_history(game: Game, after: Position, max_plies: int = MAX_CORRECTION,
     if in_place == popped:
         return None
     return Rereading(tuple(popped), tuple(in_place))
+
+
+def _new_caps(before: Mapping[int, Structure], after: Mapping[int, Structure]) -> list[int]:
+    """The lots of ``after`` whose structure carries a cap it did not carry in ``before``."""
+    return [lot for lot, s in after.items() if s.cap is not None and (lot not in before or before[lot].cap is None)]
 
 
 def _without(position: Position, lot: int) -> Position:
