@@ -885,15 +885,10 @@ def _colours_swapped_before_a_build(game):
     raise LookupError("no build that two swapped guilds would make a colour breach")
 
 
-@pytest.mark.parametrize("confidence, other_confidence", [(0.6, 0.6), (0.97, 0.97), (0.6, 0.97)])
-def test_a_colour_breach_on_tiles_read_unsurely_at_setup_swaps_them_back(game, boards, confidence,
-                                                                        other_confidence):
-    """Two tiles the setup read unsurely, each in the other's guild: the first build that breaks the
-    colour rules on one of them is the players saying which guild it is.  It is accepted with both
-    tiles in their likelier other guild, and the log says so.  Read surely, it is a warning; and so
-    it is when only the built tile was unsure (six tiles of a guild is no layout of the set)."""
-    from boardcam.firmware.gamelog import game_from_records
-
+def _guilds_swapped(game, boards, confidence, other_confidence):
+    """A referee that has judged ply k + 1 on a setup that read two tiles, at these confidences, each
+    in the other's guild (ranking the true one next), so that ply k + 1 breaks the colour rules;
+    its records; how it sees a board; the (built, other) tile names; k."""
     layout, built, other, k = _colours_swapped_before_a_build(game)
     truth = boards[0]["tiles"]
     order = {name: (layout["tiles"][name]["color"], truth[name]["color"]) for name in (built, other)}
@@ -906,13 +901,27 @@ def test_a_colour_breach_on_tiles_read_unsurely_at_setup_swaps_them_back(game, b
     records = list(referee.observe(shown(boards[0])).records)
     records += referee.press(ButtonEvent.SCORE).records
     for doc in boards[1 : k + 2]:
-        out = referee.observe(shown(doc))
-        records += out.records
+        records += referee.observe(shown(doc)).records
+    return referee, records, shown, (built, other), k
+
+
+@pytest.mark.parametrize("confidence, other_confidence", [(0.6, 0.6), (0.97, 0.97), (0.6, 0.97)])
+def test_a_colour_breach_on_tiles_read_unsurely_at_setup_swaps_them_back(game, boards, confidence,
+                                                                        other_confidence):
+    """Two tiles the setup read unsurely, each in the other's guild: the first build that breaks the
+    colour rules on one of them is the players saying which guild it is.  It is accepted with both
+    tiles in their likelier other guild, and the log says so.  Read surely, it is a warning; and so
+    it is when only the built tile was unsure (six tiles of a guild is no layout of the set)."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    referee, records, shown, (built, other), k = _guilds_swapped(game, boards, confidence, other_confidence)
+    out = referee.outputs
+    truth = boards[0]["tiles"]
     if max(confidence, other_confidence) > 0.9:
         assert out.light is Light.RED and referee.game.ply == k
         return
     assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
-    assert next(r for r in out.records if r["type"] == "tiles")["color"] == {built: truth[built]["color"],
+    assert next(r for r in records if r["type"] == "tiles")["color"] == {built: truth[built]["color"],
                                                                            other: truth[other]["color"]}
     assert referee.game.position.tiles == game.position.tiles
     assert game_from_records(records).position.tiles == game.position.tiles
@@ -934,6 +943,32 @@ def test_playing_on_past_a_rule_5_warning_moves_the_icon(game, boards):
     assert game_from_records(records).moves == game.moves[: k + 2]
 
 
+@pytest.mark.parametrize("confidence, other_confidence, mended", [
+    (0.97, 0.97, True),    # both read surely but not certainly: the players' word settles it
+    (0.995, 0.97, False),  # the built tile read with certainty keeps its guild
+    (0.97, 0.995, False),  # ...and so does the only tile that could take its old guild
+])
+def test_playing_on_past_a_colour_warning_swaps_the_guilds_back(game, boards, confidence, other_confidence, mended):
+    """Two tiles read surely, each in the other's guild: the first build the misreading forbids is
+    warned about.  When the next player builds beside it, the piece left standing, the players
+    have said what the tile is: both moves are accepted with both tiles in their likelier other
+    guild (the set has five of each), and the log replays."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    referee, records, shown, (built, other), k = _guilds_swapped(game, boards, confidence, other_confidence)
+    assert referee.phase is Phase.ILLEGAL
+    truth = boards[0]["tiles"]
+    out = referee.observe(shown(boards[k + 2]))
+    records += out.records
+    if not mended:
+        assert out.light is Light.RED and referee.game.ply == k
+        return
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 2]
+    assert next(r for r in out.records if r["type"] == "tiles")["color"] == {built: truth[built]["color"],
+                                                                           other: truth[other]["color"]}
+    assert game_from_records(records).position.tiles == game.position.tiles
+
+
 def test_playing_on_past_a_rule_5_warning_on_a_tile_read_with_certainty_stays_a_warning(game, boards):
     """A tile read with certainty keeps its icon: a warning there more likely means a build the
     referee has not counted than a misread icon."""
@@ -944,8 +979,9 @@ def test_playing_on_past_a_rule_5_warning_on_a_tile_read_with_certainty_stays_a_
 
 
 def test_playing_on_past_a_warning_that_is_not_rule_5_alone_stays_a_warning(game, boards):
-    """Only the icon is a fact the camera read once; any other broken rule is judged on pieces it
-    reads every time, so playing on past it leaves the warning up."""
+    """A dome of another guild on a tile the setup read in one guild only (no ranking of others,
+    and no other tile to take its guild): no mending of the tile answers the warning, so it is
+    judged on the pieces the camera reads every time, and playing on past it leaves it up."""
     referee, records, shown, tile, k = _setup_misread(game, boards, 0.97)
     doc = boards[k + 1]
     lot = game.moves[k].lot

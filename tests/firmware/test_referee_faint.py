@@ -253,3 +253,64 @@ def test_an_unread_build_whose_reading_breaks_a_rule_is_caught_up_as_its_runner_
         return
     assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 2]
     assert [r.get("faint", False) for r in out.records if r["type"] == "move"] == [True, False]
+
+
+# ------------------------------------------------------- a new piece doubting only its cap
+
+
+def _bare_tower_builds(game):
+    """Each (k, lot name, the tower as JSON) where ply k + 1 builds a tower and caps nothing."""
+    for k, move in enumerate(game.moves[2:], 2):
+        if move.lot is not None and move.cap is None and move.piece.kind == "tower":
+            yield k, LOT_NAMES[move.lot], {"kind": "tower", "color": move.piece.color}
+
+
+def bare_tower_build(game):
+    return next(_bare_tower_builds(game))
+
+
+@pytest.mark.parametrize("read_as, taken", [
+    ("the other player's cap", True),  # illegal as read: the rules pick the bare tower
+    ("bare", True),                    # the likelier answer is legal and taken
+    ("another piece", False),          # a doubt about the piece itself: looked at again
+])
+def test_a_new_tower_read_in_doubt_only_about_its_cap_is_a_sure_build(game, boards, read_as, taken):
+    """'Green tower, 0.52; with a black cap, 0.48' is a green tower read surely: it is taken at
+    once, its cap settled by the rules, not left unread while the next player builds."""
+    k, lot, tower = bare_tower_build(game)
+    mover = game.moves[k].player
+    other_cap = dict(tower, cap="white" if mover == "black" else "black")
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    first, second = {"the other player's cap": (other_cap, tower), "bare": (tower, other_cap),
+                     "another piece": (tower, {"kind": "dome", "color": tower["color"]})}[read_as]
+    read = dict(boards[k + 1], structures={**boards[k + 1]["structures"], lot: first})
+    out = referee.observe(seen(read, {lot: 0.52}, runners_up={lot: faint(second, 0.48, 1.0)}))
+    if taken:
+        assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
+    else:
+        assert out.light is Light.AMBER and out.look_again and referee.game.ply == k
+
+
+def test_a_cap_taken_from_a_reading_in_doubt_about_it_is_corrected_when_sure_readings_deny_it(game, boards):
+    """The mover's cap read at 0.52 on the new tower is legal and taken, but noted as doubtfully as
+    it was read: when the tower reads surely bare, however many plies later, the cap is taken off
+    the move that put it down without a warning."""
+    from boardcam.firmware.referee import MAX_CORRECTION
+
+    later = MAX_CORRECTION + 2
+    k, lot, tower = next((k, lot, tower) for k, lot, tower in _bare_tower_builds(game)
+                         if k + 1 + later < len(boards) and "cap" not in boards[k + 1 + later]["structures"][lot])
+    capped = dict(tower, cap=game.moves[k].player)
+    doubt = {lot: faint(tower, 0.48, 1.0)}
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    for doc in boards[k + 1 : k + 2 + later]:
+        read = dict(doc, structures={**doc["structures"], lot: capped})
+        referee.observe(seen(read, {lot: 0.52}, runners_up=doubt))
+    assert referee.game.moves[k].cap == LOT_NAMES.index(lot) and referee.game.ply == k + 1 + later
+    outs = [referee.observe(seen(boards[k + 1 + later])) for _ in range(5)]
+    assert all(out.light is Light.GREEN and out.beep is None for out in outs)
+    assert referee.game.moves == game.moves[: k + 1 + later]

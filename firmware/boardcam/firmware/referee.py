@@ -146,10 +146,10 @@ REMOVAL_CONFIDENCE = 0.95
 #: ...and a new structure on an icon lot that rule 5 still keeps free this surely (see Referee._bar)
 ICON_ARRIVAL_CONFIDENCE = 0.93
 CLEAR_ALREADY = "Clear already? Press score."  # the setup's way past print read as pieces
-# A tile read at least this surely at setup keeps its icon even when play goes on past a
-# rule-5 warning there (see Referee._played_past_icon): then the warning more likely
-# comes from a build the referee missed than from the icon
-ICON_CERTAIN = 0.99
+# A tile read at least this surely at setup keeps its icon and guild even when play goes on
+# past a warning about them (see Referee._played_past_layout): then the warning more likely
+# comes from a build the referee missed, or misread, than from the tile
+TILE_CERTAIN = 0.99
 #: a move accepted less surely than this may be taken back when the turn order later shows it never
 #: happened (see Referee._retract_doubtful); a lot so retracted then counts a build only this surely
 DOUBTFUL_MOVE = 0.9
@@ -225,9 +225,11 @@ class Referee:
         # possible on the still readings since the last move
         self._cap_before: dict[tuple[int, str], float] = {}
         self._caps_now: dict[tuple[int, str], float] = {}  # ...on this reading
+        # new pieces whose reading doubted only the cap: how surely the cap was read (_build_confidence)
+        self._cap_doubted: dict[int, float] = {}
         # The setup's reading of each tile, for play to settle a tile it read unsurely (the display
         # asked to check it): how surely it was read, its lots from likeliest icon to least (see
-        # _reseat_icon, _played_past_icon) and its guilds from likeliest to least (_recolour_tile)
+        # _reseat_icon, _played_past_layout) and its guilds from likeliest to least (_recolour_tile)
         self._tile_confidence: dict[int, float] = {}
         self._icon_orders: dict[int, tuple[int, ...]] = {}
         self._colour_orders: dict[int, tuple[str, ...]] = {}
@@ -440,7 +442,7 @@ class Referee:
             if self._outputs.light is Light.AMBER:  # a doubt about an old lot passed
                 return self._emit(Light.GREEN, self._turn_screen())
             return self._emit(self._outputs.light, self._outputs.screen)
-        after, unsure = self._merge_looks(after, changed, observation.lot_confidence)
+        after, unsure = self._merge_looks(after, changed, self._build_confidence(observation))
         unread: Position | None = None  # the board with the builds read too unsurely to count
         self._note_arrivals(after)  # an unsure look still shows that something is there
         for name in unsure:
@@ -508,7 +510,7 @@ class Referee:
         amended = self._late_cap(after)
         if amended is not None:
             return amended
-        overruled = None if unsure else self._played_past_icon(after)
+        overruled = None if unsure else self._played_past_layout(after)
         if overruled is not None:
             return overruled
         caught_up = self._catch_up(after)
@@ -984,7 +986,33 @@ class Referee:
             self._accepted_confidence[move.lot] = self._best_confidence(move.lot)
             self._read_unsurely.pop(move.lot, None)  # counted now
         if move.cap is not None:
-            self._cap_confidence[move.cap] = self._best_confidence(move.cap)
+            self._cap_confidence[move.cap] = min(self._best_confidence(move.cap),
+                                                 self._cap_doubted.get(move.cap, 1.0))
+
+    def _build_confidence(self, observation: Observation) -> dict[str, float]:
+        """The lots' confidences, a new piece's taken as the sum of its answer and its runner-up
+        when the two are the same piece with and without a cap (or with the other cap).
+
+        Why: a tower standing in its neighbour's shadow can read "green tower,
+        0.52; with a black cap, 0.48" for as long as it stands (printed game
+        1502).  That is a green tower read surely, and only its cap in doubt;
+        left unread, every later move goes to the wrong player.  Which cap
+        the rules settle (``_legal_runner_up``: a black cap on white's turn),
+        and later readings (``_late_cap``, ``_uncap_doubtful``: the cap is
+        noted as read as unsurely as it was).
+        """
+        assert self.accepted is not None
+        confidence = dict(observation.lot_confidence)
+        self._cap_doubted = {}
+        for name, alt in observation.runners_up.items():
+            lot = parse_lot(name)
+            read = observation.position.structures.get(lot)
+            if read is None or alt.structure is None or lot in self.accepted.structures \
+                    or alt.structure.with_cap(None) != read.with_cap(None):
+                continue
+            self._cap_doubted[lot] = float(confidence.get(name, 1.0))
+            confidence[name] = min(1.0, self._cap_doubted[lot] + alt.probability)
+        return confidence
 
     def _best_confidence(self, lot: int) -> float:
         """The surest reading of ``lot`` since the board last moved (1.0 when it did not change)."""
@@ -1063,7 +1091,12 @@ class Referee:
 
     def _unsure_at_setup(self, tile_lot: int) -> bool:
         """Whether the setup read the tile below ``min_confidence`` (and asked for it to be checked)."""
-        return self._tile_confidence.get(tile_lot, 1.0) < self.min_confidence
+        return self._read_below(tile_lot, self.min_confidence)
+
+    def _read_below(self, tile_lot: int, bar: float) -> bool:
+        """Whether the setup read the tile less surely than ``bar`` (a game resumed from its log
+        read none, and its layout stands)."""
+        return self._tile_confidence.get(tile_lot, 1.0) < bar
 
     def _icon_moves(self, tile_lot: int, ranking: tuple[int, ...], move: Move) -> Iterator[tuple[int, Game]]:
         """Each lot of ``ranking`` other than ``move``'s and the tile's icon on which the game so far
@@ -1096,12 +1129,21 @@ class Referee:
         as read (made-up-art game 401: a real red dome on a black tile read
         at 0.6 was taken that way and its warning missed).
         """
-        assert self.game is not None
         if move.lot is None or not violations or any(v.rule not in (2, 3) for v in violations):
             return None
         tile_lot = TILE_OF[move.lot]
         if not self._unsure_at_setup(tile_lot):
             return None
+        for changed, replay in self._recolourings(tile_lot, move, partner_below=self.min_confidence):
+            return self._take_with_layout(replay, (move,), colour=changed)
+        return None
+
+    def _recolourings(self, tile_lot: int, move: Move, *,
+                      partner_below: float) -> Iterator[tuple[dict[str, str], Game]]:
+        """Each guild of the tile's ranking but its own under which the game so far and ``move``
+        are legal, likeliest first, as the tiles recoloured (with a swap partner read below
+        ``partner_below`` when the set would otherwise hold six of a guild) and the game replayed."""
+        assert self.game is not None
         tiles = self.game.position.tiles
         old_colour = tiles[tile_lot].color
         for colour in self._colour_orders.get(tile_lot, ()):
@@ -1114,23 +1156,22 @@ class Referee:
             changed = {LOT_NAMES[tile_lot]: colour}
             counts = Counter(tile.color for tile in tiles.values())
             if counts[colour] >= TILES_PER_COLOR or counts[old_colour] <= TILES_PER_COLOR:
-                partner = self._swap_partner(recoloured, tile_lot, old_colour, move)
+                partner = self._swap_partner(recoloured, tile_lot, old_colour, move, below=partner_below)
                 if partner is None:
                     continue  # a sixth tile of a guild: likelier a misread piece, or a real breach
                 lot, replay = partner
                 changed[LOT_NAMES[lot]] = old_colour
-            return self._take_with_layout(replay, (move,), colour=changed)
-        return None
+            yield changed, replay
 
-    def _swap_partner(self, tiles: Mapping[int, Tile], moved: int, colour: str,
-                      move: Move) -> tuple[int, Game] | None:
-        """The unsure tile of ``moved``'s new guild that ranks ``colour`` highest and can take it with
-        the game so far and ``move`` legal, and the game replayed with it in ``colour``; None when
-        no tile can."""
+    def _swap_partner(self, tiles: Mapping[int, Tile], moved: int, colour: str, move: Move, *,
+                      below: float) -> tuple[int, Game] | None:
+        """The tile of ``moved``'s new guild read below ``below`` at setup that ranks ``colour``
+        highest and can take it with the game so far and ``move`` legal, and the game replayed with
+        it in ``colour``; None when no tile can."""
         assert self.game is not None
         new_colour = tiles[moved].color
         ranked = sorted((order.index(colour), lot) for lot, order in self._colour_orders.items()
-                        if lot != moved and self._unsure_at_setup(lot) and tiles[lot].color == new_colour
+                        if lot != moved and self._read_below(lot, below) and tiles[lot].color == new_colour
                         and colour in order)
         for _, lot in ranked:
             swapped = {**tiles, lot: Tile(colour, tiles[lot].icon)}
@@ -1139,40 +1180,46 @@ class Referee:
                 return lot, replay
         return None
 
-    def _played_past_icon(self, after: Position) -> Outputs | None:
-        """The move warned about for rule 5 alone, still standing, with legal moves played after
-        it: accepted with its tile's icon on the likeliest other lot that keeps the whole game
-        legal; None when the board is not that or no lot does.
+    def _played_past_layout(self, after: Position) -> Outputs | None:
+        """The move warned about for the tile rules alone (rule 5, or the colour rules 2 and 3),
+        still standing, with legal moves played after it: accepted with its tile mended (the icon
+        on the likeliest other lot, or the tile in its likeliest other guild) so that the whole
+        game is legal; None when the board is not that or no mending makes it so.
 
-        Why: where an icon is, is a fact of the table that the players see
-        and the camera read once, at setup.  A tile read surely can still be
-        read wrong (made-up tile art, a glare), and then every build on the
-        lot taken for its icon is warned about, and no move of the players
-        clears the warning.  Playing on past the warning, with the piece
-        left where it stands, is the players' word that the icon is
-        elsewhere.  The warning was shown, beeped and logged; the game goes
-        on with the icon moved and a ``tiles`` record of the new layout.
+        Why: where an icon is and what guild a tile is are facts of the
+        table that the players see and the camera read once, at setup.  A
+        tile read surely can still be read wrong (made-up tile art, a glare,
+        a dim lamp on dark print), and then every build that the misreading
+        forbids is warned about, and no move of the players clears the
+        warning.  Playing on past the warning, with the piece left where it
+        stands, is the players' word that the tile is not what was read.
+        The warning was shown, beeped and logged; the game goes on with the
+        tile mended and a ``tiles`` record of the new layout.  A guild
+        changes only with a swap partner as ``_recolour_tile``'s, here any
+        tile read below ``TILE_CERTAIN``: the set has five of each.
 
-        Not on a tile read at ``ICON_CERTAIN`` or above, nor while a changed
-        lot reads unsurely: a rule-5 warning also comes from a build the
-        referee has not counted (a piece it could not read, beside the
-        tile), and moving a rightly read icon then spoils the rest of the
-        game (made-up-art game 1205).
+        Not on a tile read at ``TILE_CERTAIN`` or above, nor while a changed
+        lot reads unsurely: a warning also comes from a build the referee
+        has not counted (a piece it could not read, beside the tile), and
+        mending a rightly read tile then spoils the rest of the game
+        (made-up-art game 1205).
         """
-        warned = self.verdict.move if self.phase is Phase.ILLEGAL and self.verdict is not None else None
-        if warned is None or warned.lot is None or any(v.rule != 5 for v in self.verdict.violations):
+        verdict = self.verdict if self.phase is Phase.ILLEGAL else None
+        warned = verdict.move if verdict is not None else None
+        if verdict is None or warned is None or warned.lot is None or not verdict.violations:
+            return None
+        rules = {v.rule for v in verdict.violations}
+        if not (rules == {5} or rules <= {2, 3}):
             return None
         assert self.game is not None and self.accepted is not None
         structures, old = after.structures, self.accepted.structures
-        if not set(old) <= set(structures) or structures.get(warned.lot) != self.verdict.observed.structures.get(warned.lot):
+        if not set(old) <= set(structures) or structures.get(warned.lot) != verdict.observed.structures.get(warned.lot):
             return None
         later = sorted(set(structures) - set(old) - {warned.lot})
-        if not 1 <= len(later) < MAX_CATCH_UP:
-            return None
         tile_lot = TILE_OF[warned.lot]
-        if self._tile_confidence.get(tile_lot, 0.0) >= ICON_CERTAIN:
+        if not 1 <= len(later) < MAX_CATCH_UP or not self._read_below(tile_lot, TILE_CERTAIN):
             return None
-        for icon, replay in self._icon_moves(tile_lot, self._icon_orders.get(tile_lot) or TILE_LOTS[tile_lot], warned):
+        for replay, colour, icon in self._mended_layouts(tile_lot, warned, rules):
             trial = replay.copy()
             trial.push(warned)
             moves = _legal_sequence(trial, later, _new_caps(trial.position.structures, structures), structures,
@@ -1181,9 +1228,22 @@ class Referee:
                 continue
             if not self._confirmed(after):
                 return self._look_again()
-            return self._take_with_layout(replay, (warned, *moves), icon={LOT_NAMES[tile_lot]: LOT_NAMES[icon]},
+            return self._take_with_layout(replay, (warned, *moves), colour=colour, icon=icon,
                                           words=" (played on past the warning)")
         return None
+
+    def _mended_layouts(self, tile_lot: int, move: Move, rules: set[int]
+                        ) -> Iterator[tuple[Game, dict[str, str] | None, dict[str, str] | None]]:
+        """The game replayed on each layout, likeliest first, that mends ``tile_lot`` against the
+        broken ``rules`` with ``move`` legal, and what was mended: the guilds or the icon changed
+        (as ``_take_with_layout`` logs them)."""
+        if rules == {5}:
+            ranking = self._icon_orders.get(tile_lot) or TILE_LOTS[tile_lot]
+            for icon, replay in self._icon_moves(tile_lot, ranking, move):
+                yield replay, None, {LOT_NAMES[tile_lot]: LOT_NAMES[icon]}
+        else:
+            for changed, replay in self._recolourings(tile_lot, move, partner_below=TILE_CERTAIN):
+                yield replay, changed, None
 
     def _take_with_layout(self, replay: Game, moves: tuple[Move, ...], colour: Mapping[str, str] | None = None,
                           icon: Mapping[str, str] | None = None, words: str = "") -> Outputs:
