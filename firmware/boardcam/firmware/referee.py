@@ -97,6 +97,7 @@ class Observation:
                                      else structure_from_json(alt.structure, f"runners_up.{name}"),
                                      float(alt.probability), float(alt.share))
                       for name, alt in (getattr(reading, "runners_up", {}) or {}).items()}
+        tiles = getattr(reading, "tiles", {}) or {}
         return cls(
             position=reading.position,
             lot_confidence=dict(getattr(reading, "lot_confidence", {}) or {}),
@@ -104,9 +105,8 @@ class Observation:
             occluded=bool(getattr(reading, "occluded", False)),
             runners_up=runners_up,
             icon_order={key: tuple(int(lot) for lot in tile.icon_order)
-                        for key, tile in (getattr(reading, "tiles", {}) or {}).items()
-                        if getattr(tile, "icon_order", ())},
-            colour_order={key: tuple(tile.colour_order) for key, tile in (getattr(reading, "tiles", {}) or {}).items()
+                        for key, tile in tiles.items() if getattr(tile, "icon_order", ())},
+            colour_order={key: tuple(tile.colour_order) for key, tile in tiles.items()
                           if getattr(tile, "colour_order", ())},
         )
 
