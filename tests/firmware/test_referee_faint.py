@@ -314,3 +314,43 @@ def test_a_cap_taken_from_a_reading_in_doubt_about_it_is_corrected_when_sure_rea
     outs = [referee.observe(seen(boards[k + 1 + later])) for _ in range(5)]
     assert all(out.light is Light.GREEN and out.beep is None for out in outs)
     assert referee.game.moves == game.moves[: k + 1 + later]
+
+
+# ------------------------------------------- a doubtful cap making room for a sure one
+
+
+def faint_cap_before_a_third(game, boards):
+    """(k, tower lot name, the tower capped as JSON, t): ply k + 1 could have capped the tower, which
+    nobody caps all game, and ply t + 1, by the same player, is their third cap."""
+    for t, third in enumerate(game.moves):
+        mover = third.player
+        if third.cap is None or sum(m.cap is not None and m.player == mover for m in game.moves[: t + 1]) != 3:
+            continue
+        for k, move in enumerate(game.moves[:t]):
+            if move.player != mover or move.cap is not None or move.is_pass:
+                continue
+            before = game_after(game, k)
+            for lot, tower in before.position.structures.items():
+                if (tower.kind == "tower" and tower.cap is None and all(m.cap != lot for m in game.moves)
+                        and not before.violations(Move(mover, move.lot, move.piece, lot))):
+                    capped = dict(boards[k]["structures"][LOT_NAMES[lot]], cap=mover)
+                    return k, LOT_NAMES[lot], capped, t
+    raise LookupError("no player's third cap after a capless build of theirs with a tower to claim")
+
+
+def test_a_third_cap_takes_off_a_faint_cap_that_readings_now_doubt(game, boards):
+    """A faint cap counts against its player's three; when the player then places what by the
+    history is a fourth, on a reading that calls the faint one's tower bare (if unsurely), the
+    faint cap was the mistake: it comes off the history and the new cap stands, no warning."""
+    k, tower, capped, t = faint_cap_before_a_third(game, boards)
+    referee = up_to(boards, k)
+    referee.observe(seen(boards[k + 1], {tower: 0.52}, runners_up={tower: faint(capped, 0.48, 1.0)}))
+    assert referee.game.moves[-1].cap == LOT_NAMES.index(tower)
+    doubt = {tower: faint(capped, 0.2, 1.0)}
+    for ply in range(k + 2, t + 1):
+        for _ in range(4):
+            out = referee.observe(seen(boards[ply], {tower: 0.8}, runners_up=doubt))
+        assert out.light is Light.GREEN and referee.game.ply == ply
+    outs = [referee.observe(seen(boards[t + 1], {tower: 0.8}, runners_up=doubt)) for _ in range(3)]
+    assert all(out.light is not Light.RED for out in outs)
+    assert referee.game.moves == game.moves[: t + 1]

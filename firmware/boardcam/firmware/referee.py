@@ -36,6 +36,7 @@ from typing import Any
 
 from boardcam.engine.aliencity import (
     LOT_NAMES,
+    NEIGHBOURS,
     Game,
     Move,
     Piece,
@@ -52,7 +53,7 @@ from boardcam.engine.aliencity import (
     move_to_json,
     parse_lot,
 )
-from boardcam.engine.aliencity.game import RULE_TURN
+from boardcam.engine.aliencity.game import RULE_CLAIM, RULE_TURN
 from boardcam.engine.aliencity.position import TILES_PER_COLOR, structure_from_json
 
 from .lights import Beep, ButtonEvent, Light
@@ -496,9 +497,13 @@ class Referee:
                 retracted = self._retract_doubtful(after, observation)
                 if retracted is not None:
                     return retracted
-                caught_up = self._with_unread_builds(unread, observation)
+                caught_up = self._with_unread_builds(unread, after, observation)
                 if caught_up is not None:
                     return caught_up
+            if self._out_of_caps(inference.move, violations):
+                uncapped = self._uncap_doubtful(after, observation, making_room_for=inference.move)
+                if uncapped is not None:
+                    return uncapped
             reseated = self._reseat_icon(inference.move, violations) or \
                 self._recolour_tile(inference.move, violations)
             if reseated is not None:
@@ -522,7 +527,7 @@ class Referee:
         dropped = self._without_doubtful_arrival(after)
         if dropped is not None:
             return dropped
-        caught_up = self._with_unread_builds(unread, observation)
+        caught_up = self._with_unread_builds(unread, after, observation)
         if caught_up is not None:
             return caught_up
         second = self._legal_runner_up(after, observation)
@@ -563,7 +568,8 @@ class Referee:
             return self._look_again()
         return self._accept_faint(move, {lot: structure})
 
-    def _with_unread_builds(self, unread: Position | None, observation: Observation) -> Outputs | None:
+    def _with_unread_builds(self, unread: Position | None, after: Position,
+                            observation: Observation) -> Outputs | None:
         """The board with the builds read too unsurely to count, when the board without them is
         no legal move (it breaks the turn order, or is no one move) and with them is one legal
         move (taken as a faint one), or two or three moves turn by turn; None otherwise.
@@ -578,9 +584,73 @@ class Referee:
         with a black cap).  Only a cap first seen in the same reading as the
         build is its own: a cap whose build the camera never saw is not
         given to the next doubtful piece to show (made-up-art game 700).
+        When no such move or catch-up fits, the unread builds first seen
+        longest ago are left out one by one (``_older_unread_left_out``),
+        and then the last plies are read again with them
+        (``_reread_with_unread_builds``).
         """
         if unread is None:
             return None
+        boards = list(self._older_unread_left_out(unread, after))
+        for board in boards:
+            found = self._with_these_unread_builds(board, observation)
+            if found is not None:
+                return found
+        for board in boards:
+            found = self._reread_with_unread_builds(board, after)
+            if found is not None:
+                return found
+        return None
+
+    def _older_unread_left_out(self, unread: Position, after: Position) -> Iterator[Position]:
+        """``unread``, then without its unread build first seen longest ago, then without the two
+        oldest, and so on while one is left.
+
+        Why: a piece that stood unread while moves elsewhere were accepted
+        turn by turn is less likely a move made now than one first seen
+        since.  A green tower leaning over its neighbour read there as a
+        green dome at 0.8-0.9 for ten plies (made-up-art game 1605); when a
+        black dome read at 0.7 then stood unread as the next player built,
+        the two unread pieces together were no legal catch-up, and every
+        later move went to the wrong player.
+        """
+        oldest_first = self._arrival_order(sorted(set(unread.structures) - set(after.structures)))
+        for dropped in range(len(oldest_first)):
+            yield Position(unread.tiles, {lot: s for lot, s in unread.structures.items()
+                                          if lot not in oldest_first[:dropped]})
+
+    def _reread_with_unread_builds(self, unread: Position, after: Position) -> Outputs | None:
+        """The last plies read again (:func:`reread_history`) with the builds read too unsurely to
+        count, when that is a legal history; the unread builds in it taken faint.
+
+        Why: a build that stood unread while the next player built had the
+        next build given to its player, and the history looked legal until
+        the player after showed a piece only the other one had left
+        (made-up-art game 1605: a red tower read at 0.6 for two turns,
+        the green dome after it taken as white's, then "black has no red
+        tower left").  Catching up cannot mend that: a popped ply must be
+        given back to its player.  So a re-reading that leaves every popped
+        ply as it was is a catch-up, already judged, and is not taken; nor
+        is one that gives an unread build a cap not first seen with it
+        (the guard of ``_with_unread_builds``).
+        """
+        assert self.game is not None and self.accepted is not None
+        caps_seen = self._caps_seen_with()
+        found = reread_history(self.game, unread, arrival=self._arrival_order, caps_seen=caps_seen)
+        if found is None or found.violations or found.popped == found.moves[: len(found.popped)]:
+            return None
+        faint = {move.lot: unread.structures[move.lot] for move in found.moves
+                 if move.lot is not None and move.lot not in after.structures}
+        if not faint or any(move.lot in faint and move.cap not in (None, move.lot, caps_seen.get(move.lot))
+                            for move in found.moves):
+            return None
+        if not self._confirmed(unread):
+            return self._look_again()
+        record = self._rewrite(found)
+        self.note = found.words()
+        return self._marked_faint(self._settled(record, unread), faint, caps=set())
+
+    def _with_these_unread_builds(self, unread: Position, observation: Observation) -> Outputs | None:
         move = self._legal_move_to(unread)
         if move is None or move.lot is None or move.cap is None \
                 or move.cap not in (move.lot, self._caps_seen_with().get(move.lot)):
@@ -749,23 +819,23 @@ class Referee:
         confidence must not outlive the frames that showed it."""
         doc = after.to_json()
         structures = doc["structures"]
-        for lot in changed:
-            score = float(confidence.get(lot, 1.0))
-            best = self._best.get(lot)
+        for name in changed:
+            score = float(confidence.get(name, 1.0))
+            best = self._best.get(name)
             if best is None or score >= best[0] or score >= self.min_confidence:
-                self._best[lot] = (score, structures.get(lot))
+                self._best[name] = (score, structures.get(name))
             else:
                 if best[1] is None:
-                    structures.pop(lot, None)
+                    structures.pop(name, None)
                 else:
-                    structures[lot] = best[1]
+                    structures[name] = best[1]
         built = self.accepted.structures if self.accepted is not None else {}
         for name in changed:
             lot, now = parse_lot(name), self._best[name][1]
             if now is not None and lot not in built and self._icon_kept_free(lot, now):
                 self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), ICON_ARRIVAL_CONFIDENCE)
-        unsure = [lot for lot in changed
-                  if self._best[lot][0] < self._bar(parse_lot(lot), parse_lot(lot) in built, self._best[lot][1])]
+        unsure = [name for name in changed
+                  if self._best[name][0] < self._bar(parse_lot(name), parse_lot(name) in built, self._best[name][1])]
         return Position.from_json(doc), unsure
 
     def _bar(self, lot: int, was_built: bool, now: Any) -> float:
@@ -809,10 +879,18 @@ class Referee:
         return (now["kind"], now["color"]) != (built.kind, built.color)
 
     def _icon_kept_free(self, lot: int, structure: Mapping[str, Any]) -> bool:
-        """Whether ``lot`` is its tile's icon lot and rule 5 forbids building ``structure``
-        (position JSON) there now."""
+        """Whether ``lot`` is its tile's icon lot, as the setup read it surely enough not to ask,
+        and rule 5 forbids building ``structure`` (position JSON) there now.
+
+        Why the setup's doubt matters: on a tile it asked the players to
+        check, the icon may well be elsewhere, and a piece on the lot taken
+        for it is a build like any other; rule 5 is then the layout's
+        mistake, which ``_reseat_icon`` mends (made-up-art game 1504: a red
+        dome read at 0.92 on the lot of a tile read at 0.48, held up, and
+        every move after it was lost).
+        """
         assert self.game is not None and self.accepted is not None
-        if not self.accepted.is_icon(lot):
+        if not self.accepted.is_icon(lot) or self._unsure_at_setup(TILE_OF[lot]):
             return False
         move = Move(self.game.turn, lot, Piece(structure["kind"], structure["color"]))
         return any(v.rule == 5 for v in self.game.violations(move))
@@ -957,16 +1035,42 @@ class Referee:
         since before the last move: a print does not come and stay with a
         move.  A lot that did neither is one whose print already looked half
         like a piece, and a doubtful piece there is that print again.
+        Except beside a tower that has lost its shape (``_displaced_tower``):
+        a lot read surely empty until then is that tower's top, not a piece.
         """
         assert self.game is not None and self.accepted is not None
         doubtful = []
         for lot in added:
-            if self._best_confidence(lot) >= DOUBTFUL_MOVE or LOT_NAMES[lot] in self._seen_empty \
-                    or self._first_seen.get(lot, self._readings) <= self._accepted_at:
+            if self._best_confidence(lot) >= DOUBTFUL_MOVE:
+                continue
+            if (LOT_NAMES[lot] in self._seen_empty or self._first_seen.get(lot, self._readings) <= self._accepted_at) \
+                    and not self._displaced_tower(lot, after.structures[lot]):
                 continue
             if self._one_legal_move_without(after, lot) is not None:
                 doubtful.append(lot)
         return doubtful
+
+    def _displaced_tower(self, lot: int, new: Structure) -> bool:
+        """Whether an accepted tower of ``new``'s colour beside ``lot`` reads, since the board last
+        moved, as something other than that tower.
+
+        Why: a pyramid leans outward in the image, and after a lamp or
+        camera change the reader can put it one lot over: its own lot reads
+        as a dome of its colour, the neighbour's as a tower (printed game
+        1502: a blue tower read as a blue dome at 0.80 and a blue tower
+        beside it at 0.80, with a real move elsewhere; taken as two moves,
+        the turn order was out for the rest of the game).
+        """
+        assert self.accepted is not None
+        for beside in NEIGHBOURS[lot]:
+            tower = self.accepted.structures.get(beside)
+            best = self._best.get(LOT_NAMES[beside])
+            if tower is None or tower.kind != "tower" or tower.color != new.color or best is None:
+                continue
+            read = best[1]
+            if read is None or read.get("kind") != "tower" or read.get("color") != tower.color:
+                return True
+        return False
 
     def _one_legal_move_without(self, after: Position, lot: int) -> Move | None:
         """The legal move the board is with ``lot``'s structure left out; None when it is no such move."""
@@ -1309,7 +1413,8 @@ class Referee:
         shown = self._read_unsurely.get(lot)
         return shown is not None and shown[0] == after.structures.get(lot) and shown[1] <= self._accepted_at
 
-    def _uncap_doubtful(self, after: Position, observation: Observation) -> Outputs | None:
+    def _uncap_doubtful(self, after: Position, observation: Observation, *,
+                        making_room_for: Move | None = None) -> Outputs | None:
         """A cap accepted doubtfully that now surely is not there, taken off the move that put it
         down, however long ago; None when there is none such.
 
@@ -1323,21 +1428,36 @@ class Referee:
         turned, once the tower read right, into "the black cap on G10 was
         removed" for the rest of the game: re-reading covers only the last
         plies, and a cap misread is older by the time it shows.
+
+        ``making_room_for``: a cap being placed now by a player who, by the
+        accepted history, has none left.  The rules say one of that
+        player's caps is wrong; a doubtful one whose tower now reads bare
+        (however unsurely) is the likelier mistake than the cap in hand,
+        so the bar on the bare reading is dropped, and the move must be
+        legal once the old cap is off (made-up-art game 1604: a faint
+        black cap on a blue tower, read bare at 0.81 when black capped
+        their third tower, held every later move up).
         """
         assert self.game is not None and self.accepted is not None
         for lot, before in self.accepted.structures.items():
-            now = after.structures.get(lot)
+            now = (after if making_room_for is None else observation.position).structures.get(lot)
             if (before.cap is None or now != before.with_cap(None)
-                    or self._cap_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE
-                    or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE):
+                    or self._cap_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE):
+                continue
+            if making_room_for is None:
+                if observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE:
+                    continue
+            elif before.cap != making_room_for.player:
                 continue
             capped_at = max((i for i, m in enumerate(self.game.moves) if m.cap == lot), default=None)
             if capped_at is None:
                 continue
             popped = tuple(self.game.moves[capped_at:])
             moves = (Move(popped[0].player, popped[0].lot, popped[0].piece, None), *popped[1:])
-            if not _legal_from(self.game, len(popped), moves):
+            then = () if making_room_for is None else (making_room_for,)
+            if not _legal_from(self.game, len(popped), moves + then):
                 continue
+            after = Position(after.tiles, {**after.structures, lot: before.with_cap(None)})
             if not self._confirmed(after):
                 return self._look_again()
             record = self._rewrite(Rereading(popped, moves))
@@ -1346,6 +1466,12 @@ class Referee:
             self.note = f"corrected: no cap on {LOT_NAMES[lot]}"
             return self._settled(record, after)
         return None
+
+    def _out_of_caps(self, move: Move, violations: list[Violation]) -> bool:
+        """Whether ``move`` breaks the rules only by a cap its player has run out of."""
+        assert self.game is not None
+        return (move.cap is not None and self.game.caps_left[move.player] <= 0
+                and all(v.rule == RULE_CLAIM for v in violations))
 
     def _settled(self, record: dict[str, Any], after: Position) -> Outputs:
         """Outputs after a history rewrite logged by ``record``; what the board shows beyond the
