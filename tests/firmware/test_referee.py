@@ -763,20 +763,38 @@ def test_a_doubtful_build_caught_up_with_a_move_is_taken_back_when_a_cap_shows_i
     assert referee.game.moves == game.moves[: p + 4]
 
 
-def test_a_doubtful_build_seen_arriving_alone_is_not_taken_back_plies_later(game, boards):
-    """The same tower at 0.8 accepted as a move of its own: a hand put something there, and four
-    plies on it is no longer taken back; the out-of-turn cap is a warning."""
+def _phantom_accepted_alone(game, boards):
+    """A referee that took a tower at 0.8 as a move of its own and the three real moves after it
+    (turns swapped); and (p, lot, piece) of ``_phantom_long_before_a_cap``."""
     p, lot, piece = _phantom_long_before_a_cap(game)
-    name = LOT_NAMES[lot]
     referee = Referee(confirm_reads=1)
     for doc in boards[: p + 1]:
         referee.observe(seen(doc))
-    referee.observe(seen(with_structure(boards[p], lot, piece.kind, piece.color), {name: 0.8}))
-    for ply in range(p + 1, p + 4):
-        referee.observe(seen(with_structure(boards[ply], lot, piece.kind, piece.color), {name: 0.8}))
+    for ply in range(p, p + 4):
+        referee.observe(seen(with_structure(boards[ply], lot, piece.kind, piece.color), {LOT_NAMES[lot]: 0.8}))
     assert referee.game.ply == p + 4
+    return referee, p, lot, piece
+
+
+def test_a_doubtful_build_seen_arriving_alone_is_not_taken_back_plies_later(game, boards):
+    """The same tower at 0.8 accepted as a move of its own: a hand put something there, and four
+    plies on it is no longer taken back; the out-of-turn cap is a warning."""
+    referee, p, lot, piece = _phantom_accepted_alone(game, boards)
+    name = LOT_NAMES[lot]
     out = referee.observe(seen(with_structure(boards[p + 4], lot, piece.kind, piece.color), {name: 0.8}))
     assert out.light is Light.RED and not any(r["type"] == "correction" for r in out.records)
+
+
+def test_a_doubtful_build_that_later_reads_surely_gone_is_taken_back_plies_later(game, boards):
+    """The same tower at 0.8 accepted as a move of its own, then read surely empty as the cap comes
+    "out of turn" four plies on: pieces never leave the board, so the doubtful build was the
+    misread, and it is taken back however it arrived; no warning that it was removed."""
+    referee, p, lot, piece = _phantom_accepted_alone(game, boards)
+    outs = [referee.observe(seen(boards[p + 4])) for _ in range(8)]  # (a dispute needs its reads)
+    assert all(out.light is not Light.RED for out in outs)
+    correction = next(r for out in outs for r in out.records if r["type"] == "correction")
+    assert correction["retracted"] == LOT_NAMES[lot]
+    assert referee.game.moves == game.moves[: p + 4]
 
 
 def test_a_build_read_too_unsurely_to_count_is_taken_with_the_cap_it_came_with(game, boards):

@@ -1145,16 +1145,25 @@ class Referee:
         second came, was caught up with it).
         What was read on its lot is still read there, so a build there counts
         from then on only at ``RETRACTED_CONFIDENCE``, until the lot reads
-        surely empty.  A board
+        surely empty.  A doubtful build that now reads surely gone (at
+        ``REMOVAL_CONFIDENCE``) is looked for as far back as one caught up
+        with another: pieces never leave the board in play, so as with a
+        doubtful cap later read surely bare, the build was the misread
+        (printed game 1104: the shade beside a new tower, read as a black
+        coin at 0.87, was taken with white's cap; four plies on it read
+        surely empty, "the black dome on G7 was removed", and the rest of
+        the game was lost).  A board
         that breaks a placement rule is never explained away like this:
         only a turn or supply problem, or changes that are no one move, are.
         """
         assert self.game is not None
         plies = {m.lot: self.game.ply - i for i, m in enumerate(self.game.moves) if m.lot is not None}
-        reach = {lot: MAX_RETRACTION if lot in self._arrived_together else MAX_CORRECTION for lot in plies}
+        gone = {lot for lot in plies if lot not in after.structures}  # read as gone, at REMOVAL_CONFIDENCE
+        reach = {lot: MAX_RETRACTION if lot in self._arrived_together or lot in gone else MAX_CORRECTION
+                 for lot in plies}
         doubtful = sorted((lot for lot, back in plies.items() if back <= reach[lot]
                            and self._accepted_confidence.get(lot, 1.0) < DOUBTFUL_MOVE
-                           and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE),
+                           and (lot in gone or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE)),
                           key=lambda lot: (plies[lot], self._accepted_confidence[lot]))
         tried = (after, self.game.ply, doubtful)
         if tried == self._no_retraction:  # searched in vain on an earlier reading of this board
