@@ -635,13 +635,12 @@ class Referee:
         (the guard of ``_with_unread_builds``).
         """
         assert self.game is not None and self.accepted is not None
-        caps_seen = self._caps_seen_with()
-        found = reread_history(self.game, unread, arrival=self._arrival_order, caps_seen=caps_seen)
+        found = reread_history(self.game, unread, arrival=self._arrival_order, caps_seen=self._caps_seen_with())
         if found is None or found.violations or found.popped == found.moves[: len(found.popped)]:
             return None
         faint = {move.lot: unread.structures[move.lot] for move in found.moves
                  if move.lot is not None and move.lot not in after.structures}
-        if not faint or any(move.lot in faint and move.cap not in (None, move.lot, caps_seen.get(move.lot))
+        if not faint or any(move.lot in faint and move.cap is not None and not self._cap_seen_with_build(move)
                             for move in found.moves):
             return None
         if not self._confirmed(unread):
@@ -652,8 +651,7 @@ class Referee:
 
     def _with_these_unread_builds(self, unread: Position, observation: Observation) -> Outputs | None:
         move = self._legal_move_to(unread)
-        if move is None or move.lot is None or move.cap is None \
-                or move.cap not in (move.lot, self._caps_seen_with().get(move.lot)):
+        if move is None or move.lot is None or move.cap is None or not self._cap_seen_with_build(move):
             return self._catch_up(unread) or self._caught_up_as_runner_up(unread, observation)
         if not self._confirmed(unread):
             return self._look_again()
@@ -1558,6 +1556,11 @@ class Referee:
         """New build lot -> the new cap first seen in the same reading (the cap of that move)."""
         return {lot: cap for cap, seen in self._cap_seen.items()
                 for lot, built in self._first_seen.items() if built == seen}
+
+    def _cap_seen_with_build(self, move: Move) -> bool:
+        """Whether ``move``'s cap is on its own tower or was first seen in the reading its build was:
+        a cap whose build the camera never saw is not given to the next doubtful piece to show."""
+        return move.lot is not None and move.cap in (move.lot, self._caps_seen_with().get(move.lot))
 
     def _needed_reads(self, disputed: list[int]) -> int:
         """Readings in a row a disputed board needs before it counts.
