@@ -155,6 +155,8 @@ TILE_CERTAIN = 0.99
 #: happened (see Referee._retract_doubtful); a lot so retracted then counts a build only this surely
 DOUBTFUL_MOVE = 0.9
 RETRACTED_CONFIDENCE = 0.95
+#: ...and one accepted less surely than this, once it reads surely gone (see Referee._retract_doubtful)
+DOUBTFUL_GONE = 0.95
 #: a lot read empty this surely since the last move may later show a faint build (see Referee._faint_build)
 SEEN_EMPTY = 0.9
 #: ...when the piece behind its unsure "empty" is this probable, and this clearly the piece it would be
@@ -378,16 +380,20 @@ class Referee:
         return dataclasses.replace(outputs, board_clear=True)
 
     def _one_first_piece(self, observation: Observation) -> bool:
-        """One structure, or one read surely beside others read doubtfully.
+        """One structure, or up to ``MAX_CATCH_UP`` read surely, beside any read doubtfully.
 
         A doubtful extra beside the first piece is most likely a misreading
         (tile art taken for a dome); the game's own checks look at it again
         and leave it out if it does not hold, where refusing to start would
-        leave the whole game unwatched.
+        leave the whole game unwatched.  So are two or three sure pieces on
+        the board just read empty: the first moves, made before the camera
+        saw the board still, which the game catches up like any others
+        (made-up-art game 1904 showed its first two at once, and the app
+        asked for the board to be cleared for the rest of the game).
         """
         names = [LOT_NAMES[lot] for lot in observation.position.structures]
         sure = [name for name in names if observation.lot_confidence.get(name, 1.0) >= self.min_confidence]
-        return len(names) == 1 or len(sure) == 1
+        return len(names) == 1 or 1 <= len(sure) <= MAX_CATCH_UP
 
     def _start_game(self) -> Outputs:
         assert self.layout is not None
@@ -1150,17 +1156,23 @@ class Referee:
         (printed game 1104: the shade beside a new tower, read as a black
         coin at 0.87, was taken with white's cap; four plies on it read
         surely empty, "the black dome on G7 was removed", and the rest of
-        the game was lost).  A board
-        that breaks a placement rule is never explained away like this:
-        only a turn or supply problem, or changes that are no one move, are.
+        the game was lost).  Such a build need only have been accepted below
+        ``DOUBTFUL_GONE``: a capped tower read "0.73 capped, 0.18 bare" counts
+        as a tower read at 0.91 (``_build_confidence``), and a shade beside a
+        new tower can read so (made-up-art game 900, on another setup frame,
+        caught one up with the tower as a move of its own, and read it surely
+        gone seven plies on).  A board that breaks a placement rule is never
+        explained away like this: only a turn or supply problem, or changes
+        that are no one move, are.
         """
         assert self.game is not None
         plies = {m.lot: self.game.ply - i for i, m in enumerate(self.game.moves) if m.lot is not None}
         gone = {lot for lot in plies if lot not in after.structures}  # read as gone, at REMOVAL_CONFIDENCE
         reach = {lot: MAX_RETRACTION if lot in self._arrived_together or lot in gone else MAX_CORRECTION
                  for lot in plies}
+        doubt_below = {lot: DOUBTFUL_GONE if lot in gone else DOUBTFUL_MOVE for lot in plies}
         doubtful = sorted((lot for lot, back in plies.items() if back <= reach[lot]
-                           and self._accepted_confidence.get(lot, 1.0) < DOUBTFUL_MOVE
+                           and self._accepted_confidence.get(lot, 1.0) < doubt_below[lot]
                            and (lot in gone or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE)),
                           key=lambda lot: (plies[lot], self._accepted_confidence[lot]))
         tried = (after, self.game.ply, doubtful)
