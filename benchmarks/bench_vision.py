@@ -25,6 +25,12 @@ and from scratch (board search included).  Figures:
   ``board_exact`` with the icon of a tile whose icon lot holds a piece left
   out (its colour still counts): what the reading gets right of what is in
   view;
+* ``tile_confident_wrong`` and ``tile_sure_wrong`` are the shares of tiles
+  read wrong (colour or icon) with confidence >= 0.9 and >= 0.99: the setup
+  screen asks the players about a tile read below 0.9, and the referee takes
+  a tile read at 0.99 or more as certain.  ``confidently_wrong_tiles`` lists
+  each (scene: seed or file name, tile, truth, reading, confidence), to be
+  looked at;
 * ``occluded_flagged`` is the share of frames with a hand over the board that
   are flagged, ``clean_flagged_occluded`` the share of frames without one
   that are (wrongly) flagged: the app would wait for them to clear;
@@ -32,6 +38,10 @@ and from scratch (board search included).  Figures:
   (``ms_known_pose_p90`` the 90th percentile: an unsure board is read twice) and
   ``reference_ms`` the median of one warpPerspective to 800×1000 plus one
   conversion to HSV of the same frames, timed in the same run.
+
+``empty`` reads each scene's empty board instead (no hand: the frame the
+app's setup reads, whose tiles it keeps for the whole game), so every icon
+is in view.
 
 The truth is expressed in the reader's naming convention first: A1 is the
 corner whose row-1 edge is lower in the image, so a board the generator
@@ -107,8 +117,11 @@ class _Tally:
         self.icons_in_view = self.icons_in_view_right = 0
         self.confident_wrong = self.confident = self.not_found = 0
         self.occluded_frames = self.occluded_flagged = self.clean_flagged = 0
+        self.tiles_confident_wrong = self.tiles_sure_wrong = 0
+        self.confidently_wrong_tiles: list[dict[str, Any]] = []
 
-    def add(self, reading: Any, position: dict[str, Any], occluded: bool) -> None:
+    def add(self, reading: Any, position: dict[str, Any], occluded: bool, scene: int | str | None = None) -> None:
+        """Count one frame; ``scene`` (its seed or file name) names it in the list of confidently wrong tiles."""
         if occluded:
             self.occluded_frames += 1
             self.occluded_flagged += int(reading is not None and reading.occluded)
@@ -128,8 +141,10 @@ class _Tally:
             self.confident += int(sure)
             self.confident_wrong += int(sure and name in wrong)
         right_tiles = right_in_view = 0
+        tile_confidence = getattr(reading, "tile_confidence", {})
         for key, tile in position["tiles"].items():
             read = got["tiles"].get(key, {})
+            self._count_tile_confidence(scene, key, tile, read, tile_confidence.get(key, 0.0))
             self.colours_right += int(read.get("color") == tile["color"])
             self.icons_right += int(read.get("icon") == tile["icon"])
             in_view = tile["icon"] not in position["structures"]  # a piece on the icon hides it from one frame
@@ -143,6 +158,16 @@ class _Tally:
         self.boards_exact += int(not wrong and right_tiles == tiles)
         self.boards_exact_in_view += int(not wrong and right_in_view == tiles)
 
+    def _count_tile_confidence(self, scene: int | str | None, key: str, tile: dict[str, Any], read: dict[str, Any],
+                               confidence: float) -> None:
+        """A wrong tile read surely is the one that hurts: the app asks about the others at setup."""
+        if read == tile or confidence < 0.9:
+            return
+        self.tiles_confident_wrong += 1
+        self.tiles_sure_wrong += int(confidence >= 0.99)
+        self.confidently_wrong_tiles.append(
+            {"scene": scene, "tile": key, "truth": tile, "read": read, "confidence": round(confidence, 4)})
+
     def figures(self) -> dict[str, Any]:
         return {
             "lot_accuracy": self.lots_right / max(self.lots_total, 1),
@@ -153,11 +178,14 @@ class _Tally:
             "tile_icon_accuracy": self.icons_right / max(self.tiles_total, 1),
             "tile_icon_in_view_accuracy": self.icons_in_view_right / max(self.icons_in_view, 1),
             "confident_wrong": self.confident_wrong / max(self.lots_total, 1),
+            "tile_confident_wrong": self.tiles_confident_wrong / max(self.tiles_total, 1),
+            "tile_sure_wrong": self.tiles_sure_wrong / max(self.tiles_total, 1),
             "confident_share": self.confident / max(self.lots_total, 1),
             "occluded_flagged": self.occluded_flagged / max(self.occluded_frames, 1),
             "occluded_frames": self.occluded_frames,
             "clean_flagged_occluded": self.clean_flagged / max(self.boards - self.not_found, 1),
             "board_not_found": self.not_found,
+            "confidently_wrong_tiles": self.confidently_wrong_tiles,
         }
 
 
@@ -181,7 +209,7 @@ def hidden_icon_guess(position: dict[str, Any]) -> tuple[float, float]:
 
 
 def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640, 1232),
-                 edition: str | None = None, clear_towers: bool = False) -> dict[str, Any]:
+                 edition: str | None = None, clear_towers: bool = False, empty: bool = False) -> dict[str, Any]:
     """Read ``count`` generated scenes twice; returns the figures described in the module docstring.
 
     The top-level accuracy figures are those of the *known-pose* reading
@@ -190,6 +218,7 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     for reading with the board search included (what a first frame gets).
     """
     from scenegen import random_scene
+    from scenegen.sampling import empty_board_scene
 
     from boardcam.vision import BoardNotFoundError, BoardPose, read_board
 
@@ -203,7 +232,7 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     if clear_towers:  # the look path-traced and real translucent towers have, which the default scenes lack
         overrides.update(tower_look="translucent", tower_glass=1.0)
     for index in range(count):
-        scene = random_scene(seed + index, size=size, **overrides)
+        scene = (empty_board_scene if empty else random_scene)(seed + index, size=size, **overrides)
         corners, position = truth_in_reader_convention(scene.truth)
         image = scene.image
         occluded = bool(scene.truth.get("occluded"))
@@ -218,19 +247,21 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
         start = time.perf_counter()
         reading = read_board(image, pose=pose)
         ms_known.append((time.perf_counter() - start) * 1000)
-        known.add(reading, position, occluded)
+        known.add(reading, position, occluded, seed + index)
         start = time.perf_counter()
         try:
             found = read_board(image)
         except BoardNotFoundError:
             found = None
         ms_scratch.append((time.perf_counter() - start) * 1000)
-        scratch.add(found, position, occluded)
+        scratch.add(found, position, occluded, seed + index)
     out: dict[str, Any] = {"scenes": count, "seed": seed, "size": list(size), "pose": "known (scene truth)"}
     if edition is not None:
         out["edition"] = edition
     if clear_towers:
         out["towers"] = "clear plastic"
+    if empty:
+        out["boards"] = "empty (the app's setup frame)"
     out.update(known.figures())
     out["tile_accuracy_if_pieces_hide"] = 1.0 - guesses_lost / max(20 * clean_boards, 1)
     out["board_exact_if_pieces_hide"] = guessed_boards / max(clean_boards, 1)
@@ -311,7 +342,7 @@ def bench_photos(folder: str | Path) -> dict[str, Any]:
         if truth.get("corners_px") is not None:
             corners, position = truth_in_reader_convention(truth)
             reading = read_board(image, pose=BoardPose({k: tuple(v) for k, v in corners.items()}))
-            known.add(reading, position, occluded)
+            known.add(reading, position, occluded, path.name)
         else:
             position = truth["position"]
         try:
@@ -319,7 +350,7 @@ def bench_photos(folder: str | Path) -> dict[str, Any]:
         except BoardNotFoundError as error:
             found = None
             wrong.append({"image": path.name, "board": str(error)})
-        scratch.add(found, position, occluded)
+        scratch.add(found, position, occluded, path.name)
         if found is not None and not occluded:
             wrong.extend({"image": path.name, **item} for item in differences(found, position))
     out: dict[str, Any] = {"images": len(pairs), "folder": str(folder)}
@@ -397,6 +428,7 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
 def write_overlay_example(path: str = "docs/read-overlay.png", seed: int = 7, size: tuple[int, int] = (1296, 972)) -> dict[str, Any]:
     """Render one scene, read it from scratch and save the frame with its overlay (for the README)."""
     from scenegen import random_scene
+    from scenegen.sampling import empty_board_scene
 
     from boardcam.vision import read_board
     from boardcam.vision.overlay import draw_overlay

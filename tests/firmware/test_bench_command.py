@@ -83,9 +83,9 @@ def test_board_bench_reads_empty_made_up_boards(capsys: pytest.CaptureFixture[st
     assert figures["found_rate"] == figures["placed_rate"] == 1.0  # pale cards on the rim, found
 
 
-def test_empty_is_an_option_of_the_board_bench_only(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "vision", "--empty"]) == 2
-    assert "--empty is an option of bench board only" in capsys.readouterr().err
+def test_empty_is_an_option_of_the_board_and_vision_benches_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "app", "--empty"]) == 2
+    assert "--empty is an option of bench board and vision only" in capsys.readouterr().err
 
 
 def test_a_bad_option_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:

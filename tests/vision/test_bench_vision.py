@@ -59,6 +59,42 @@ def test_icons_under_a_piece_are_counted_apart():
     assert tally.figures()["board_exact_icons_in_view"] == pytest.approx(1 / 2)
 
 
+def test_tiles_read_wrong_are_counted_by_how_surely_they_were_read():
+    class FakeReading:
+        occluded = False
+        position_dict = {"tiles": {"A1": {"color": "black", "icon": "B1"}, "C1": {"color": "red", "icon": "C1"},
+                                   "E1": {"color": "blue", "icon": "E1"}}, "structures": {}}
+        lot_confidence: dict[str, float] = {}
+        tile_confidence = {"A1": 0.995, "C1": 0.5, "E1": 0.999}
+
+    truth = {"tiles": {"A1": {"color": "black", "icon": "A1"}, "C1": {"color": "green", "icon": "C1"},
+                       "E1": {"color": "blue", "icon": "E1"}}, "structures": {}}
+    tally = _Tally()
+    tally.add(FakeReading(), truth, occluded=False, scene=42)
+    FakeReading.tile_confidence = {"A1": 0.93, "C1": 0.5, "E1": 0.999}
+    tally.add(FakeReading(), truth, occluded=False, scene="photo.jpg")
+    figures = tally.figures()
+    # A1's icon read wrong, at 0.995 then 0.93; C1's colour read wrong unsurely (the setup asks); E1 right
+    assert figures["tile_confident_wrong"] == pytest.approx(2 / 40)
+    assert figures["tile_sure_wrong"] == pytest.approx(1 / 40)
+    assert [(w["scene"], w["tile"], w["confidence"]) for w in figures["confidently_wrong_tiles"]] == [
+        (42, "A1", 0.995), ("photo.jpg", "A1", 0.93)]
+    assert figures["confidently_wrong_tiles"][0]["read"] == {"color": "black", "icon": "B1"}
+
+
+def test_bench_reads_the_empty_boards_when_asked(monkeypatch: pytest.MonkeyPatch):
+    import scenegen.sampling
+
+    drawn = []
+    real = scenegen.sampling.empty_board_scene
+    monkeypatch.setattr(scenegen.sampling, "empty_board_scene", lambda *a, **kw: drawn.append(real(*a, **kw)) or drawn[-1])
+    out = bench_vision(count=1, seed=5, size=(640, 480), edition="R", empty=True)
+    assert out["boards"].startswith("empty") and len(drawn) == 1
+    assert drawn[0].truth["position"]["structures"] == {} and not drawn[0].truth.get("occluded")
+    assert out["tile_icon_in_view_accuracy"] == out["tile_icon_accuracy"]  # every icon is in view
+    assert 0.0 <= out["tile_sure_wrong"] <= out["tile_confident_wrong"] <= 1.0
+
+
 def test_bench_reads_one_edition_when_asked():
     out = bench_vision(count=1, seed=5, size=(640, 480), edition="R")
     assert out["edition"] == "R" and 0.0 <= out["tile_accuracy"] <= 1.0

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench_vision import truth_in_reader_convention
 from boardcam.vision.errors import BoardNotFoundError
@@ -206,3 +208,74 @@ def test_orient_puts_row_one_at_the_lower_short_edge():
     # same corners listed from a 5-tile edge
     a1b, *_ = orient(np.roll(window, 1, axis=0)[[0, 1, 2, 3]], 5)
     assert tuple(a1b) == (100.0, 600.0)
+
+
+def _seen_by_camera(columns: int, rows: int, height_mm: float, tilt_deg: float, tilt_towards_deg: float,
+                    turn_deg: float, hfov_deg: float, size=(1640, 1232)) -> np.ndarray:
+    """The outer corners (A1, H1, H10, A10 order) of a columns × rows grid of 51 mm tiles centred under a
+    pinhole camera ``height_mm`` above it, tilted and turned as given: a real camera's view, no search."""
+    import cv2
+
+    from boardcam.vision.geometry import default_camera_matrix
+
+    tile = 51.0
+    turn = np.radians(turn_deg)
+    local = np.array([[0, 0], [columns, 0], [columns, rows], [0, rows]], float) * tile
+    local -= np.array([4, 5]) * tile / 2  # the whole 4×5 array centred on the optical axis
+    spin = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    points = np.hstack([local @ spin.T, np.zeros((4, 1))])
+    tilt_axis = np.array([np.cos(np.radians(tilt_towards_deg)), np.sin(np.radians(tilt_towards_deg)), 0.0])
+    rotation, _ = cv2.Rodrigues(tilt_axis * np.radians(tilt_deg))
+    projected, _ = cv2.projectPoints(points, rotation, np.array([0.0, 0.0, height_mm]),
+                                     default_camera_matrix(size, hfov_deg), np.zeros(5))
+    return projected.reshape(4, 2)
+
+
+CAMERAS = dict(height_mm=st.floats(400, 650), tilt_deg=st.floats(0, 15), tilt_towards_deg=st.floats(0, 360),
+               turn_deg=st.floats(0, 360), hfov_deg=st.floats(62, 66))
+
+
+@settings(max_examples=200, deadline=None)
+@given(**CAMERAS)
+def test_a_true_array_is_a_rectangle_of_square_tiles_to_any_camera_of_the_setup(**camera):
+    from boardcam.vision.find_board import is_square_array
+
+    assert is_square_array(_seen_by_camera(4, 5, **camera), (1640, 1232), None)  # the reader's 64° guess
+
+
+@settings(max_examples=200, deadline=None)
+@given(short=st.sampled_from([(3, 5), (4, 4), (4, 6), (5, 5)]), **CAMERAS)
+def test_a_grid_a_tile_off_is_no_array_of_square_tiles(short, **camera):
+    """Such a grid shows tile seams, and check_plausible lets its shape through; read as 4×5, every
+    tile would be wrong."""
+    from boardcam.vision.find_board import is_square_array
+
+    assert not is_square_array(_seen_by_camera(*short, **camera), (1640, 1232), None)
+
+
+def test_a_sheared_grid_is_no_array_of_square_tiles():
+    from boardcam.vision.find_board import is_square_array
+
+    square = _seen_by_camera(4, 5, 500.0, 0.0, 0.0, 0.0, 64.0)
+    assert is_square_array(square, (1640, 1232), None)
+    sheared = square + np.array([[0, 0], [0, 0], [120, 0], [120, 0]])  # the far side slid along itself
+    assert not is_square_array(sheared, (1640, 1232), None)
+
+
+def test_the_search_prefers_an_array_of_square_tiles_and_the_reader_flags_any_other(monkeypatch):
+    """Seed 9173 of the empty printed boards: its first outlines lie on three of the four tile columns
+    (that column's cards are near the table's colour), and such a grid read as 4×5 read every tile wrong,
+    surely.  No square grid is found there, so the frame is flagged rather than read as clear."""
+    import boardcam.vision.find_board as find_board_module
+    from boardcam.vision import read_board
+    from scenegen.sampling import empty_board_scene
+
+    scene = empty_board_scene(9173, size=(1640, 1232))
+    reading = read_board(scene.image)
+    assert reading.occluded
+    monkeypatch.setattr(find_board_module, "SQUARE_TOLERANCE", 1e9)  # every grid square: the old search
+    old = read_board(scene.image)
+    assert not old.occluded  # the misplaced grid was read as a clear board...
+    truth = truth_in_reader_convention(scene.truth)[1]["tiles"]
+    wrong = [k for k, tile in truth.items() if old.position_dict["tiles"][k] != tile]
+    assert len(wrong) >= 15 and sum(old.tile_confidence[k] >= 0.9 for k in wrong) >= 8  # ...most tiles wrong, surely

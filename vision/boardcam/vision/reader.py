@@ -35,7 +35,7 @@ from boardcam.vision import by_the_rules, lot_net
 from boardcam.vision import lots as lots_stage
 from boardcam.vision.colour import board_gains, gains_matching, to_lab
 from boardcam.vision.errors import BoardNotFoundError
-from boardcam.vision.find_board import find_board, locate_near, orient, search_image
+from boardcam.vision.find_board import find_board, is_square_array, locate_near, orient, search_image
 from boardcam.vision.geometry import build_warp
 from boardcam.vision.lots import LotReading
 from boardcam.vision.mat import MatSpec, find_mat
@@ -546,8 +546,11 @@ def read_board(
     if intrinsics is not None:
         intrinsics = intrinsics.scaled_to((w, h))
     searched = pose is None
+    misshapen = False
     if pose is None:
         pose, _how = locate_board(image_bgr, intrinsics, mat)
+        # a grid that is no 4×5 array of square tiles is the array partly hidden or misplaced: not read as clear
+        misshapen = not is_square_array(np.array(pose.ordered()), (w, h), intrinsics)
         t1 = time.perf_counter()
         timing["find"] = (t1 - t0) * 1000
         t0 = t1
@@ -623,7 +626,7 @@ def read_board(
         lot_confidence=lot_conf,
         tile_confidence=tile_conf,
         pose=pose,
-        occluded=occlusion.occluded,
+        occluded=occlusion.occluded or misshapen,
         occluded_lots=occluded_names,
         timing_ms=timing,
         lots=lots,

@@ -64,7 +64,7 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--edition", choices=("A", "B", "C", "D", "R"), default=None,
                        help="vision, app and board: every scene printed in this tile edition (R: made-up art per scene)")
     bench.add_argument("--empty", action="store_true",
-                       help="board only: each scene's empty board with no hand (what the app's setup reads)")
+                       help="board and vision only: each scene's empty board with no hand (what the app's setup reads)")
     bench.add_argument("--clear-towers", action="store_true",
                        help="vision only: every tower of clear coloured plastic (dark on a dark tile)")
     bench.add_argument("--dir", default=None, metavar="FOLDER",
@@ -126,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"bench {args.what}: --edition is an option of bench vision, app and board only")
         options["edition"] = args.edition
     if getattr(args, "empty", False):
-        if args.what != "board":
-            raise InputError(f"bench {args.what}: --empty is an option of bench board only")
+        if args.what not in ("board", "vision"):
+            raise InputError(f"bench {args.what}: --empty is an option of bench board and vision only")
         options["empty"] = True
     if getattr(args, "clear_towers", False):
         if args.what != "vision":
