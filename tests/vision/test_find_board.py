@@ -19,7 +19,7 @@ from boardcam.vision.find_board import (
     tile_key,
 )
 from boardcam.vision.geometry import undistort_points
-from boardcam.vision.models import CameraIntrinsics
+from boardcam.vision.models import BoardPose, CameraIntrinsics
 
 
 def corner_error(pose, corners):
@@ -211,7 +211,7 @@ def test_orient_puts_row_one_at_the_lower_short_edge():
 
 
 def _seen_by_camera(columns: int, rows: int, height_mm: float, tilt_deg: float, tilt_towards_deg: float,
-                    turn_deg: float, hfov_deg: float, size=(1640, 1232)) -> np.ndarray:
+                    turn_deg: float, hfov_deg: float, size=(1640, 1232)) -> BoardPose:
     """The outer corners (A1, H1, H10, A10 order) of a columns × rows grid of 51 mm tiles centred under a
     pinhole camera ``height_mm`` above it, tilted and turned as given: a real camera's view, no search."""
     import cv2
@@ -228,7 +228,7 @@ def _seen_by_camera(columns: int, rows: int, height_mm: float, tilt_deg: float, 
     rotation, _ = cv2.Rodrigues(tilt_axis * np.radians(tilt_deg))
     projected, _ = cv2.projectPoints(points, rotation, np.array([0.0, 0.0, height_mm]),
                                      default_camera_matrix(size, hfov_deg), np.zeros(5))
-    return projected.reshape(4, 2)
+    return BoardPose.from_points(projected.reshape(4, 2))
 
 
 CAMERAS = dict(height_mm=st.floats(400, 650), tilt_deg=st.floats(0, 15), tilt_towards_deg=st.floats(0, 360),
@@ -258,8 +258,8 @@ def test_a_sheared_grid_is_no_array_of_square_tiles():
 
     square = _seen_by_camera(4, 5, 500.0, 0.0, 0.0, 0.0, 64.0)
     assert is_square_array(square, (1640, 1232), None)
-    sheared = square + np.array([[0, 0], [0, 0], [120, 0], [120, 0]])  # the far side slid along itself
-    assert not is_square_array(sheared, (1640, 1232), None)
+    corners = np.array(square.ordered()) + np.array([[0, 0], [0, 0], [120, 0], [120, 0]])  # far side slid along itself
+    assert not is_square_array(BoardPose.from_points(corners), (1640, 1232), None)
 
 
 def test_the_search_prefers_an_array_of_square_tiles_and_the_reader_flags_any_other(monkeypatch):

@@ -53,7 +53,7 @@ import cv2
 import numpy as np
 
 from boardcam.vision.errors import BoardNotFoundError
-from boardcam.vision.geometry import camera_matrix_for, distort_points
+from boardcam.vision.geometry import board_to_image, camera_matrix_for, distort_points
 from boardcam.vision.models import CORNER_NAMES, TILES_TALL, TILES_WIDE, BoardPose, CameraIntrinsics
 
 WORK_SIZE = 640  # long side of the marker-search image (reader.locate_board)
@@ -1020,7 +1020,7 @@ def check_plausible(corners: np.ndarray, image_width: int, image_height: int | N
 SQUARE_TOLERANCE = 0.1
 
 
-def is_square_array(corners: np.ndarray, image_size: tuple[int, int], intrinsics: CameraIntrinsics | None) -> bool:
+def is_square_array(pose: BoardPose, image_size: tuple[int, int], intrinsics: CameraIntrinsics | None) -> bool:
     """Whether a grid is a 4×5 array of square tiles as a camera sees it.
 
     A grid one tile short of the array (seams found on three of the four
@@ -1030,12 +1030,10 @@ def is_square_array(corners: np.ndarray, image_size: tuple[int, int], intrinsics
     every tile of it would be wrong, and surely.  Through a pinhole camera the
     table's two axes map (by K⁻¹H) to two vectors of one length at a right
     angle, whatever the pose, and a guessed focal length barely changes that
-    for a camera looking nearly straight down.  ``corners`` run A1, H1, H10,
-    A10 in undistorted frame pixels when ``intrinsics`` are given.
+    for a camera looking nearly straight down.  ``pose`` is in undistorted
+    frame pixels when ``intrinsics`` are given.
     """
-    board = np.array([[0, 0], [TILES_WIDE, 0], [TILES_WIDE, TILES_TALL], [0, TILES_TALL]], np.float32)
-    to_image = cv2.getPerspectiveTransform(board, np.asarray(corners, np.float32))
-    axes = np.linalg.inv(camera_matrix_for(image_size, intrinsics)) @ to_image
+    axes = np.linalg.solve(camera_matrix_for(image_size, intrinsics), board_to_image(pose))
     across, up = axes[:, 0], axes[:, 1]
     ratio = float(np.linalg.norm(across) / np.linalg.norm(up))
     cosine = float(abs(across @ up) / (np.linalg.norm(across) * np.linalg.norm(up)))
@@ -1101,8 +1099,7 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
             except BoardNotFoundError as error:
                 why = why or error  # the first candidate's reason is the one worth reporting
                 continue
-            if is_square_array(np.array(fit.grid_pose.ordered()), (image_bgr.shape[1], image_bgr.shape[0]),
-                               intrinsics):
+            if is_square_array(fit.grid_pose, (image_bgr.shape[1], image_bgr.shape[0]), intrinsics):
                 return fit
             misshapen = misshapen or fit
     except BoardNotFoundError as error:

@@ -550,7 +550,7 @@ def read_board(
     if pose is None:
         pose, _how = locate_board(image_bgr, intrinsics, mat)
         # a grid that is no 4×5 array of square tiles is the array partly hidden or misplaced: not read as clear
-        misshapen = not is_square_array(np.array(pose.ordered()), (w, h), intrinsics)
+        misshapen = not is_square_array(pose, (w, h), intrinsics)
         t1 = time.perf_counter()
         timing["find"] = (t1 - t0) * 1000
         t0 = t1
