@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from bench_vision import _Tally, bench_vision, truth_in_reader_convention
+from bench_vision import _Tally, bench_vision, truth_as_named, truth_in_reader_convention
 
 
 def test_truth_turned_to_the_readers_convention():
@@ -16,6 +16,24 @@ def test_truth_turned_to_the_readers_convention():
     assert corners["A1"] == [90, 110]
     assert position["tiles"] == {"G9": {"color": "red", "icon": "G9"}}
     assert position["structures"] == {"H10": {"kind": "dome", "color": "red"}}
+
+
+@pytest.mark.parametrize("lift, either", [(1.0, True), (-1.0, True), (20.0, False)])
+def test_a_board_square_to_the_frame_may_be_named_from_either_end(lift, either):
+    # rows 1 and 10 run up the frame (x = 800 and x = 100); row 1's mean height is `lift` px lower
+    truth = {
+        "corners_px": {"A1": [800, 620 + lift], "H1": [800, 60 + lift], "H10": [100, 60], "A10": [100, 620]},
+        "position": {"tiles": {"A1": {"color": "red", "icon": "B2"}}, "structures": {"A1": {"kind": "dome", "color": "red"}}},
+    }
+    as_truth = truth_in_reader_convention(truth)
+    other_end = {"A1": [100, 60], "H1": [100, 620], "H10": [800, 620], "A10": [800, 60]}  # lot about 70 px
+    corners, position = truth_as_named(truth, other_end)
+    if either:  # within a quarter lot of level: the reader's choice of end stands
+        assert corners["A1"] == [100, 60] and position["tiles"] == {"G9": {"color": "red", "icon": "G9"}}
+    else:  # clearly lower: the convention decides, whatever the reader said
+        assert (corners, position) == as_truth
+    assert truth_as_named(truth, as_truth[0]) == as_truth
+    assert truth_as_named(truth, None) == as_truth
 
 
 def test_tally_counts_confident_mistakes_and_missing_boards():
