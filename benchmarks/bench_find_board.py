@@ -33,23 +33,14 @@ from typing import Any
 
 import numpy as np
 
-from bench_vision import truth_in_reader_convention
+from bench_vision import CORNER_NAMES, lot_px, truth_in_reader_convention
 
-NAMES = ("A1", "H1", "H10", "A10")
-
-
-def lot_px(corners: dict[str, Any]) -> float:
-    """Mean lot size in pixels from the true corners (4 tiles = 8 lots across, 10 up)."""
-    c = np.array([corners[n] for n in NAMES], float)
-    across = (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 2 / 8
-    up = (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])) / 2 / 10
-    return float((across + up) / 2)
 
 
 def corner_errors(found: dict[str, Any], truth: dict[str, Any]) -> tuple[float, bool]:
     """Worst corner error in pixels, whatever the labelling, and whether the labelling is the truth's."""
-    f = np.array([found[n] for n in NAMES], float)
-    t = np.array([truth[n] for n in NAMES], float)
+    f = np.array([found[n] for n in CORNER_NAMES], float)
+    t = np.array([truth[n] for n in CORNER_NAMES], float)
     best: tuple[float, bool] | None = None
     for order in (f, f[::-1]):
         for k in range(4):

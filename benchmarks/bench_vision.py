@@ -95,24 +95,35 @@ def _turned(corners: dict[str, Any], position: dict[str, Any]) -> tuple[dict[str
 LEVEL_ROWS_LOTS = 0.25
 
 
-def truth_as_named(truth: dict[str, Any], read_corners: dict[str, Any] | None
+def truth_as_named(corners: dict[str, Any], position: dict[str, Any], read_corners: dict[str, Any] | None
                    ) -> tuple[dict[str, list[float]], dict[str, Any]]:
-    """The truth in the reader's convention, or, where that convention is a tie, named from the end the
-    reading chose (``read_corners``: its corners_px), so that a reader is not charged for a coin toss."""
-    corners, position = truth_in_reader_convention(truth)
+    """The truth already in the reader's convention (``truth_in_reader_convention``), or, where that
+    convention is a tie, named from the end the reading chose (``read_corners``: its corners_px), so that
+    a reader is not charged for a coin toss."""
     if read_corners is None or not rows_level(corners):
         return corners, position
     other = _turned(corners, position)
     def a1_off(named: dict[str, Any]) -> float:
-        return float(np.hypot(*(np.subtract(named["A1"], read_corners["A1"]))))
+        return float(np.linalg.norm(np.subtract(named["A1"], read_corners["A1"])))
     return other if a1_off(other[0]) < a1_off(corners) else (corners, position)
 
 
 def rows_level(corners: dict[str, Any]) -> bool:
     """Whether rows 1 and 10 lie at so nearly one height in the image that either may be called the lower."""
-    a1, h1, h10, a10 = (np.asarray(corners[n], float) for n in ("A1", "H1", "H10", "A10"))
-    lot = (np.linalg.norm(h1 - a1) + np.linalg.norm(h10 - a10)) / 16.0
-    return bool(abs((a1[1] + h1[1]) - (a10[1] + h10[1])) / 2.0 < LEVEL_ROWS_LOTS * lot)
+    row1 = corners["A1"][1] + corners["H1"][1]
+    row10 = corners["A10"][1] + corners["H10"][1]
+    return bool(abs(row1 - row10) / 2.0 < LEVEL_ROWS_LOTS * lot_px(corners))
+
+
+CORNER_NAMES = ("A1", "H1", "H10", "A10")
+
+
+def lot_px(corners: dict[str, Any]) -> float:
+    """Mean lot size in pixels from the corners (4 tiles = 8 lots across, 10 up)."""
+    c = np.array([corners[n] for n in CORNER_NAMES], float)
+    across = (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 2 / 8
+    up = (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])) / 2 / 10
+    return float((across + up) / 2)
 
 
 LOT_NAMES = tuple(f"{col}{row}" for row in range(1, 11) for col in COLUMNS)
@@ -287,7 +298,8 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
         except BoardNotFoundError:
             found = None
         ms_scratch.append((time.perf_counter() - start) * 1000)
-        scratch.add(found, truth_as_named(scene.truth, found and found.corners_px)[1], occluded, seed + index)
+        named = truth_as_named(corners, position, None if found is None else found.corners_px)[1]
+        scratch.add(found, named, occluded, seed + index)
     out: dict[str, Any] = {"scenes": count, "seed": seed, "size": list(size), "pose": "known (scene truth)"}
     if edition is not None:
         out["edition"] = edition
@@ -384,7 +396,7 @@ def bench_photos(folder: str | Path) -> dict[str, Any]:
             found = None
             wrong.append({"image": path.name, "board": str(error)})
         if found is not None and truth.get("corners_px") is not None:
-            position = truth_as_named(truth, found.corners_px)[1]
+            position = truth_as_named(corners, position, found.corners_px)[1]
         scratch.add(found, position, occluded, path.name)
         if found is not None and not occluded:
             wrong.extend({"image": path.name, **item} for item in differences(found, position))

@@ -27,13 +27,13 @@ def test_a_board_square_to_the_frame_may_be_named_from_either_end(lift, either):
     }
     as_truth = truth_in_reader_convention(truth)
     other_end = {"A1": [100, 60], "H1": [100, 620], "H10": [800, 620], "A10": [800, 60]}  # lot about 70 px
-    corners, position = truth_as_named(truth, other_end)
+    corners, position = truth_as_named(*as_truth, other_end)
     if either:  # within a quarter lot of level: the reader's choice of end stands
         assert corners["A1"] == [100, 60] and position["tiles"] == {"G9": {"color": "red", "icon": "G9"}}
     else:  # clearly lower: the convention decides, whatever the reader said
         assert (corners, position) == as_truth
-    assert truth_as_named(truth, as_truth[0]) == as_truth
-    assert truth_as_named(truth, None) == as_truth
+    assert truth_as_named(*as_truth, as_truth[0]) == as_truth
+    assert truth_as_named(*as_truth, None) == as_truth
 
 
 def test_tally_counts_confident_mistakes_and_missing_boards():
