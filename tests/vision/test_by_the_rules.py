@@ -71,3 +71,29 @@ def test_a_rule_5_breach_on_a_tile_with_an_unsure_icon_moves_no_piece():
     tiles = _tiles()
     tiles["C3"] = TileReading("red", parse_lot("D4"), 1.0, 0.6)
     assert by_the_rules.mend(joint, tiles) == {}
+
+
+def test_a_lot_below_the_bar_the_reader_passes_may_change():
+    # the reader reports a network probability of 0.9-0.99 as unsure (0.899): such a lot is mended
+    joint = _joint(A1=(RED_DOME, 0.99, EMPTY), B1=(RED_DOME, 0.98, EMPTY), A2=(RED_TOWER, 0.95, EMPTY))
+    assert by_the_rules.mend(joint, _tiles(), unsure=0.99) == {parse_lot("A2"): EMPTY}
+    assert by_the_rules.mend(joint, _tiles(), unsure=0.93) == {}
+
+
+def _eight_red_towers(unsure_ones: dict[str, float]) -> np.ndarray:
+    """Red towers on A2, C2, E2, G2, A4, C4, E4, G4 (the set has five): sure but for ``unsure_ones``."""
+    lots = ("A2", "C2", "E2", "G2", "A4", "C4", "E4", "G4")
+    return _joint(**{name: (RED_TOWER, unsure_ones.get(name, 0.999), EMPTY) for name in lots})
+
+
+def test_three_phantoms_are_taken_away_step_by_step():
+    # no one or two changes bring eight red towers down to five; three do, the least sure first
+    joint = _eight_red_towers({"C2": 0.6, "E4": 0.7, "G4": 0.55, "A4": 0.8})
+    assert by_the_rules.mend(joint, _tiles()) == {parse_lot("G4"): EMPTY, parse_lot("C2"): EMPTY,
+                                                  parse_lot("E4"): EMPTY}
+
+
+def test_a_board_step_by_step_changes_cannot_mend_is_left_alone():
+    # only two of the eight towers are unsure: taking both away still leaves six, so nothing changes
+    joint = _eight_red_towers({"C2": 0.6, "E4": 0.7})
+    assert by_the_rules.mend(joint, _tiles()) == {}

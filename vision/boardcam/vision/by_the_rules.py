@@ -12,10 +12,11 @@ rule, the cheapest change of unsure lots near the breach that mends it is
 taken instead: the board as a whole is then the likeliest one the rules
 allow.
 
-Only unsure lots move (below ``UNSURE``), so a piece the camera sees
-clearly stays what it is even on a board the players got wrong.  The app,
-which judges moves against the setup reference and its history, does not
-use this: there an illegal board is what it must report.
+Only unsure lots move (below the bar the reader passes: the network
+probability from which it reports an answer as sure), so a piece the
+camera sees clearly stays what it is even on a board the players got
+wrong.  The app, which judges moves against the setup reference and its
+history, does not use this: there an illegal board is what it must report.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from boardcam.engine.aliencity import (
 from boardcam.vision import lot_net
 from boardcam.vision.tiles import TileReading
 
-#: a lot whose likeliest answer is less probable than this may be changed
+#: a lot whose likeliest answer is less probable than this may be changed (unless the caller says otherwise)
 UNSURE = 0.9
 #: answers less probable than this are not tried
 ALTERNATIVE_FLOOR = 0.02
@@ -45,24 +46,30 @@ ALTERNATIVE_FLOOR = 0.02
 ICON_SURE = 0.9
 #: at most this many single changes are tried in pairs (the cheapest)
 PAIRED = 8
+#: at most this many lots are changed one after another when no pair mends the board
+MOST_CHANGED = 4
+#: ...each step trying the cheapest this many changes (each try is a whole-board rules check)
+STEP_OPTIONS = 12
 
 
-def mend(joint: np.ndarray, tiles: dict[str, TileReading]) -> dict[int, int]:
+def mend(joint: np.ndarray, tiles: dict[str, TileReading], unsure: float | None = None) -> dict[int, int]:
     """Lots to change (lot -> class index in ``lot_net.CLASSES``) so that the reading breaks no rule.
 
-    Empty when the likeliest reading breaks none, or when no change of one
-    or two unsure lots near the breach mends it (a misread tile, or a board
-    the players really got wrong).
+    Empty when the likeliest reading breaks none, or when no change of
+    unsure lots near the breaches mends it (one or two lots, cheapest
+    first, then up to MOST_CHANGED step by step): a misread tile, or a board
+    the players really got wrong.  ``unsure``: the network probability
+    below which a lot may change (default UNSURE; the reader passes the
+    one below which it reports an answer as unsure).
     """
+    unsure = UNSURE if unsure is None else unsure
     tile_map = engine_tiles(tiles)
     unsure_icons = {reading.icon_lot for reading in tiles.values() if reading.icon_confidence < ICON_SURE}
     choice = joint.argmax(axis=1)
     found = _breaches(_position(choice, tile_map), unsure_icons)
     if not found:
         return {}
-    near = {lot for breach in found for lot in breach.lots}
-    near |= {nb for lot in near for nb in NEIGHBOURS[lot]}
-    options = sorted(_alternatives(joint, choice, near))
+    options = sorted(_alternatives(joint, choice, _near(found), unsure))
     for _cost, lot, cls in options:
         if _mended(choice, tile_map, unsure_icons, {lot: cls}):
             return {lot: cls}
@@ -71,7 +78,50 @@ def mend(joint: np.ndarray, tiles: dict[str, TileReading]) -> dict[int, int]:
     for _cost, change in sorted(pairs, key=lambda pair: pair[0]):
         if _mended(choice, tile_map, unsure_icons, change):
             return change
+    return _mended_step_by_step(joint, choice, tile_map, unsure_icons, found, unsure)
+
+
+def _mended_step_by_step(joint: np.ndarray, choice: np.ndarray, tiles: dict[int, Tile], unsure_icons: set[int],
+                         found: list[Impossibility], unsure: float) -> dict[int, int]:
+    """Up to MOST_CHANGED changes, each the one that leaves the fewest breaches (the cheapest of equals).
+
+    Why: three misreads of one board (in a generated scene, two phantom
+    towers in shadows and a dome read as a tower, which made a sixth blue
+    and a sixth red tower and walled a street in) need more than two
+    changes, and triples of every unsure lot near the breaches are too many
+    to try.  Each step must leave less broken than before (fewer breaches,
+    or as many concerning fewer lots), and only a board that ends with
+    nothing broken is taken.
+    """
+    change: dict[int, int] = {}
+    current = choice.copy()
+    for _ in range(MOST_CHANGED):
+        best: tuple[tuple[int, int, float], int, int, list[Impossibility]] | None = None
+        options = sorted(_alternatives(joint, choice, _near(found) - set(change), unsure))[:STEP_OPTIONS]
+        for cost, lot, cls in options:
+            current[lot] = cls
+            left = _breaches(_position(current, tiles), unsure_icons)
+            current[lot] = choice[lot]
+            if best is None or (*_extent(left), cost) < best[0]:
+                best = ((*_extent(left), cost), lot, cls, left)
+        if best is None or best[0][:2] >= _extent(found):
+            return {}
+        _key, lot, cls, found = best
+        change[lot] = current[lot] = cls
+        if not found:
+            return change
     return {}
+
+
+def _extent(found: list[Impossibility]) -> tuple[int, int]:
+    """How much is broken: the breaches, then the lots they concern (an eighth red tower is worse than a sixth)."""
+    return len(found), sum(len(breach.lots) for breach in found)
+
+
+def _near(found: list[Impossibility]) -> set[int]:
+    """The lots the breaches concern and their neighbours."""
+    near = {lot for breach in found for lot in breach.lots}
+    return near | {nb for lot in near for nb in NEIGHBOURS[lot]}
 
 
 def engine_tiles(tiles: dict[str, TileReading]) -> dict[int, Tile]:
@@ -79,12 +129,13 @@ def engine_tiles(tiles: dict[str, TileReading]) -> dict[int, Tile]:
     return {parse_lot(key): Tile(reading.colour, reading.icon_lot) for key, reading in tiles.items()}
 
 
-def _alternatives(joint: np.ndarray, choice: np.ndarray, near: set[int]) -> list[tuple[float, int, int]]:
+def _alternatives(joint: np.ndarray, choice: np.ndarray, near: set[int], unsure: float = UNSURE
+                  ) -> list[tuple[float, int, int]]:
     """(cost in log-probability, lot, class) of every other answer worth trying on the unsure lots near a breach."""
     out = []
     for lot in sorted(near):
         top = float(joint[lot, choice[lot]])
-        if top >= UNSURE:
+        if top >= unsure:
             continue
         for cls in np.flatnonzero(joint[lot] >= ALTERNATIVE_FLOOR):
             if cls != choice[lot]:

@@ -202,6 +202,8 @@ def _load_models() -> tuple[dict[str, Any] | None, ...]:
  TOWER_COLOUR_MODEL) = _load_models()
 BOARD_NET = lot_net.load_model()
 BOARD_NET_CONFIDENCE_MAP = lot_net.confidence_map(BOARD_NET)
+#: the network probability from which the board network's answers are reported as sure (SURE and up)
+SURE_FROM_RAW = float((BOARD_NET_CONFIDENCE_MAP or {}).get("sure_from", by_the_rules.UNSURE))
 
 
 def calibrated(raw: float, confidence_map: dict[str, Any] | None = CONFIDENCE_MAP) -> float:
@@ -642,10 +644,14 @@ def _mended_by_the_rules(lots: dict[int, LotReading], analysis: LotAnalysis,
 
     The changed lots keep the probability the network gave their new
     answer as confidence: the rules chose it, the frame did not show it surely.
+    A lot may change when its answer is one the reading reports as unsure
+    (calibrated below SURE): a network probability of 0.9 to 0.99 is
+    reported at 0.899, and such a lot is no more certain to the rules than
+    to the players.
     """
     if analysis.structure_probs is None:
         return lots
-    change = by_the_rules.mend(analysis.structure_probs, tiles)
+    change = by_the_rules.mend(analysis.structure_probs, tiles, unsure=SURE_FROM_RAW)
     if not change:
         return lots
     out = dict(lots)
