@@ -52,17 +52,16 @@ MOST_CHANGED = 4
 STEP_OPTIONS = 12
 
 
-def mend(joint: np.ndarray, tiles: dict[str, TileReading], unsure: float | None = None) -> dict[int, int]:
+def mend(joint: np.ndarray, tiles: dict[str, TileReading], unsure: float = UNSURE) -> dict[int, int]:
     """Lots to change (lot -> class index in ``lot_net.CLASSES``) so that the reading breaks no rule.
 
     Empty when the likeliest reading breaks none, or when no change of
     unsure lots near the breaches mends it (one or two lots, cheapest
     first, then up to MOST_CHANGED step by step): a misread tile, or a board
     the players really got wrong.  ``unsure``: the network probability
-    below which a lot may change (default UNSURE; the reader passes the
-    one below which it reports an answer as unsure).
+    below which a lot may change (the reader passes the one below which
+    it reports an answer as unsure).
     """
-    unsure = UNSURE if unsure is None else unsure
     tile_map = engine_tiles(tiles)
     unsure_icons = {reading.icon_lot for reading in tiles.values() if reading.icon_confidence < ICON_SURE}
     choice = joint.argmax(axis=1)
@@ -102,8 +101,9 @@ def _mended_step_by_step(joint: np.ndarray, choice: np.ndarray, tiles: dict[int,
             current[lot] = cls
             left = _breaches(_position(current, tiles), unsure_icons)
             current[lot] = choice[lot]
-            if best is None or (*_extent(left), cost) < best[0]:
-                best = ((*_extent(left), cost), lot, cls, left)
+            key = (*_extent(left), cost)
+            if best is None or key < best[0]:
+                best = (key, lot, cls, left)
         if best is None or best[0][:2] >= _extent(found):
             return {}
         _key, lot, cls, found = best
@@ -129,8 +129,7 @@ def engine_tiles(tiles: dict[str, TileReading]) -> dict[int, Tile]:
     return {parse_lot(key): Tile(reading.colour, reading.icon_lot) for key, reading in tiles.items()}
 
 
-def _alternatives(joint: np.ndarray, choice: np.ndarray, near: set[int], unsure: float = UNSURE
-                  ) -> list[tuple[float, int, int]]:
+def _alternatives(joint: np.ndarray, choice: np.ndarray, near: set[int], unsure: float) -> list[tuple[float, int, int]]:
     """(cost in log-probability, lot, class) of every other answer worth trying on the unsure lots near a breach."""
     out = []
     for lot in sorted(near):
