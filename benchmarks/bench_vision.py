@@ -425,7 +425,8 @@ def differences(reading: Any, position: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] = (1640, 1232),
-                         light_change: bool = True, plies: int | None = None) -> dict[str, Any]:
+                         light_change: bool = True, plies: int | None = None,
+                         edition: str | None = None) -> dict[str, Any]:
     """Reading as the app reads during a game: the same camera frame after frame.
 
     Each game is a random legal game rendered move by move with one camera
@@ -436,7 +437,8 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
     with the previous reading (``previous=``: unchanged lots keep their
     answer).  ``single_frame`` repeats the figures without ``previous``, to
     show what the memory of the last reading adds.  ``plies`` cuts each game
-    short (for quick checks).
+    short (for quick checks).  ``edition``: every game's tiles printed in
+    that edition ("R": art made up per game).
     """
     from scenegen import game_positions, scene_series
 
@@ -449,8 +451,9 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
         positions = game_positions(seed + game)[: None if plies is None else plies + 1]
         change_at = {len(positions) // 2} if light_change else set()
         previous = reference = pose = None
+        look = {} if edition is None else {"edition": edition}
         for scene in scene_series(seed + game, positions, frames_per_position=1, hands=False,
-                                  light_change_at=change_at, size=size):
+                                  light_change_at=change_at, size=size, **look):
             corners, position = truth_in_reader_convention(scene.truth)
             if pose is None:
                 pose = BoardPose({k: tuple(v) for k, v in corners.items()})
@@ -465,6 +468,7 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
             single.add(read_board(scene.image, pose=pose, reference=reference), position, False)
             previous = reading
     out: dict[str, Any] = {"games": games, "seed": seed, "size": list(size), "light_change": light_change,
+                           **({"edition": edition} if edition is not None else {}),
                            "mode": "known pose, setup reference, previous reading"}
     out.update(with_memory.figures())
     out["ms_median"] = statistics.median(ms) if ms else None

@@ -82,7 +82,7 @@ def render_set(count: int, size: tuple[int, int], cache: Path | None = None,
         for name in truth.get("structures") or {}:
             empty_lots[_lot_id(name)] = False
         board_lots = lot_grid(geometry.board_view(warped), LOT_PX)
-        lab_ref = to_lab(warped, gains_matching(board_lots, reference.lots_at(LOT_PX), empty_lots))
+        lab_ref = to_lab(warped, gains_matching(board_lots, reference.bgr_means_at(LOT_PX), empty_lots))
         out.append((lab_all, geometry, truth, reference, lab_ref))
         print(f"rendered {len(out)}/{count}", file=sys.stderr, end="\r")
     return out

@@ -141,7 +141,7 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     reference = reader.empty_board_reference(empty.image, pose, tiles=truth["tiles"])
     labels = class_labels(truth, covered_lots(scene.truth))
     board_lots = lot_grid(geometry.board_view(warped), reader.LOT_PX)
-    lab_ref = to_lab(warped, gains_matching(board_lots, reference.lots_at(reader.LOT_PX), labels == 0))
+    lab_ref = to_lab(warped, gains_matching(board_lots, reference.bgr_means_at(reader.LOT_PX), labels == 0))
     _, with_ref = reader.analyse(lab_ref, geometry, None, reference, {})
     np.savez(
         path,

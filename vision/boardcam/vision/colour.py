@@ -142,24 +142,42 @@ def board_gains(board_bgr: np.ndarray) -> np.ndarray:
     return shades_of_grey_gains(board_bgr, p=BOARD_P)
 
 
-def gains_matching(frame_lots: np.ndarray, reference_lab: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:
+def gains_matching(frame_lots: np.ndarray, reference_means: np.ndarray, use: np.ndarray | None = None) -> np.ndarray:
     """BGR gains that make this frame's board look like the empty-board reference.
 
-    ``frame_lots`` (80, s, s, 3) raw BGR lots of this frame, ``reference_lab``
-    the reference's white-balanced Lab lots (same size).  The gain per
-    channel is the median over the lots in ``use`` (those believed empty;
-    all by default) of reference / frame: a new lamp or a cloud changes every
-    empty lot alike, while pieces are the minority of the lots used, so the
-    median follows the light and not the pieces.
+    ``frame_lots`` (80, s, s, 3) raw BGR lots of this frame,
+    ``reference_means`` (80, 3) the mean balanced BGR of the reference's lots
+    (``EmptyBoardReference.bgr_means_at``, worked out once per reference).
+    The gain per channel is the median over the lots in ``use`` (those
+    believed empty; all by default) of reference / frame: a new lamp or a
+    cloud changes every empty lot alike, while pieces are the minority of
+    the lots used, so the median follows the light and not the pieces.
     """
-    lab8 = np.empty(reference_lab.shape, np.float32)
-    lab8[..., 0] = reference_lab[..., 0] * 255.0 / 100.0
-    lab8[..., 1:] = reference_lab[..., 1:] + 128.0
-    n, s = reference_lab.shape[:2]
-    ref_bgr = cv2.cvtColor(np.clip(lab8, 0, 255).astype(np.uint8).reshape(n * s, s, 3), cv2.COLOR_LAB2BGR)
-    ref_mean = ref_bgr.reshape(n, s * s, 3).astype(np.float32).mean(axis=1)
-    frame_mean = frame_lots.reshape(n, -1, 3).astype(np.float32).mean(axis=1)
+    ref_mean, frame_mean = np.asarray(reference_means, np.float32), lot_means(frame_lots)
     if use is not None and int(np.count_nonzero(use)) >= 8:
         ref_mean, frame_mean = ref_mean[use], frame_mean[use]
     ratio = ref_mean / np.maximum(frame_mean, 1.0)
     return np.clip(np.median(ratio, axis=0), 0.4, 2.5).astype(np.float64)
+
+
+def lot_means(lots: np.ndarray) -> np.ndarray:
+    """Mean colour of each lot, (n, s, s, 3) 8-bit values -> (n, 3) float32.
+
+    A matrix product with a channel picker rather than numpy's mean over
+    the pixels' axis, which is ten times slower on this layout (0.7 ms a
+    frame); sums of at most 65 536 8-bit values are exact in float32 either way.
+    """
+    n = lots.shape[0]
+    flat = lots.reshape(n, -1).astype(np.float32)
+    pixels = flat.shape[1] // 3
+    picker = np.tile(np.eye(3, dtype=np.float32), (pixels, 1))
+    return (flat @ picker) / np.float32(pixels)  # type: ignore[no-any-return]
+
+
+def lab_lots_to_bgr(lab: np.ndarray) -> np.ndarray:
+    """Float Lab lots (vision's scale) as 8-bit BGR values (float32), through OpenCV's 8-bit Lab."""
+    lab8 = np.empty(lab.shape, np.float32)
+    lab8[..., 0] = lab[..., 0] * 255.0 / 100.0
+    lab8[..., 1:] = lab[..., 1:] + 128.0
+    flat = np.clip(lab8, 0, 255).astype(np.uint8).reshape(-1, 1, 3)
+    return cv2.cvtColor(flat, cv2.COLOR_LAB2BGR).reshape(lab.shape).astype(np.float32)

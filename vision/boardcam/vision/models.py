@@ -217,6 +217,16 @@ class EmptyBoardReference:
         k = lot_px // self.lot_px
         return np.repeat(np.repeat(self.lab, k, axis=1), k, axis=2)
 
+    def bgr_means_at(self, lot_px: int) -> Any:
+        """Each lot's mean balanced BGR (80, 3), worked out once: every frame's gains are matched to it
+        (vision.colour.gains_matching), and the conversion from Lab took a millisecond or two a frame."""
+        cache = self.__dict__.setdefault("_bgr_means", {})
+        if lot_px not in cache:
+            from boardcam.vision.colour import lab_lots_to_bgr, lot_means
+
+            cache[lot_px] = lot_means(lab_lots_to_bgr(self.lots_at(lot_px)))
+        return cache[lot_px]
+
     def tile_readings(self) -> dict[str, Any]:
         """The setup layout as the tile stage's readings, as surely as setup read them."""
         from boardcam.vision.tiles import TileReading

@@ -565,7 +565,7 @@ def read_board(
     t0 = t1
     if reference is not None:  # balanced to look like the empty board did, whatever the lamp does since
         board_lots = lot_grid(geometry.board_view(warped), LOT_PX)
-        gains = gains_matching(board_lots, reference.lots_at(LOT_PX), _believed_empty(previous))
+        gains = gains_matching(board_lots, reference.bgr_means_at(LOT_PX), _believed_empty(previous))
     elif appearance is not None and appearance.white_balance is not None:
         gains = np.array(appearance.white_balance)
     else:

@@ -62,7 +62,8 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--reader", choices=("vision", "truth", "noisy"), default=None,
                        help="app only: the real vision (default), the scenes' truth, or the truth with misreads")
     bench.add_argument("--edition", choices=("A", "B", "C", "D", "R"), default=None,
-                       help="vision, app and board: every scene printed in this tile edition (R: made-up art per scene)")
+                       help="vision, vision-game, app and board: every scene printed in this tile edition "
+                            "(R: made-up art per scene)")
     bench.add_argument("--empty", action="store_true",
                        help="board and vision only: each scene's empty board with no hand (what the app's setup reads)")
     bench.add_argument("--clear-towers", action="store_true",
@@ -122,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"bench {args.what}: --reader is an option of bench app only")
         options["reader"] = args.reader
     if getattr(args, "edition", None) is not None:
-        if args.what not in ("vision", "app", "board"):
-            raise InputError(f"bench {args.what}: --edition is an option of bench vision, app and board only")
+        if args.what not in ("vision", "vision-game", "app", "board"):
+            raise InputError(f"bench {args.what}: --edition is an option of bench vision, vision-game, app and board only")
         options["edition"] = args.edition
     if getattr(args, "empty", False):
         if args.what not in ("board", "vision"):
