@@ -464,8 +464,8 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
             start = time.perf_counter()
             reading = read_board(scene.image, pose=pose, reference=reference, previous=previous)
             ms.append((time.perf_counter() - start) * 1000)
-            with_memory.add(reading, position, False)
-            single.add(read_board(scene.image, pose=pose, reference=reference), position, False)
+            with_memory.add(reading, position, False, seed + game)
+            single.add(read_board(scene.image, pose=pose, reference=reference), position, False, seed + game)
             previous = reading
     out: dict[str, Any] = {"games": games, "seed": seed, "size": list(size), "light_change": light_change,
                            **({"edition": edition} if edition is not None else {}),
@@ -479,7 +479,6 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
 def write_overlay_example(path: str = "docs/read-overlay.png", seed: int = 7, size: tuple[int, int] = (1296, 972)) -> dict[str, Any]:
     """Render one scene, read it from scratch and save the frame with its overlay (for the README)."""
     from scenegen import random_scene
-    from scenegen.sampling import empty_board_scene
 
     from boardcam.vision import read_board
     from boardcam.vision.overlay import draw_overlay

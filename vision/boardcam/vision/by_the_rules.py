@@ -69,19 +69,22 @@ def mend(joint: np.ndarray, tiles: dict[str, TileReading], unsure: float = UNSUR
     if not found:
         return {}
     options = sorted(_alternatives(joint, choice, _near(found), unsure))
+    after_one: dict[tuple[int, int], list[Impossibility]] = {}
     for _cost, lot, cls in options:
-        if _mended(choice, tile_map, unsure_icons, {lot: cls}):
+        after_one[lot, cls] = _left_after(choice, tile_map, unsure_icons, {lot: cls})
+        if not after_one[lot, cls]:
             return {lot: cls}
     pairs = [(a[0] + b[0], {a[1]: a[2], b[1]: b[2]})
              for a, b in itertools.combinations(options[:PAIRED], 2) if a[1] != b[1]]
     for _cost, change in sorted(pairs, key=lambda pair: pair[0]):
-        if _mended(choice, tile_map, unsure_icons, change):
+        if not _left_after(choice, tile_map, unsure_icons, change):
             return change
-    return _mended_step_by_step(joint, choice, tile_map, unsure_icons, found, unsure)
+    return _mended_step_by_step(joint, choice, tile_map, unsure_icons, found, unsure, after_one)
 
 
 def _mended_step_by_step(joint: np.ndarray, choice: np.ndarray, tiles: dict[int, Tile], unsure_icons: set[int],
-                         found: list[Impossibility], unsure: float) -> dict[int, int]:
+                         found: list[Impossibility], unsure: float,
+                         after_one: dict[tuple[int, int], list[Impossibility]]) -> dict[int, int]:
     """Up to MOST_CHANGED changes, each the one that leaves the fewest breaches (the cheapest of equals).
 
     Why: three misreads of one board (in a generated scene, two phantom
@@ -90,7 +93,9 @@ def _mended_step_by_step(joint: np.ndarray, choice: np.ndarray, tiles: dict[int,
     changes, and triples of every unsure lot near the breaches are too many
     to try.  Each step must leave less broken than before (fewer breaches,
     or as many concerning fewer lots), and only a board that ends with
-    nothing broken is taken.
+    nothing broken is taken.  ``after_one``: what each single change left
+    broken, as :func:`mend` has just checked; the first step takes it from
+    there instead of checking the rules again.
     """
     change: dict[int, int] = {}
     current = choice.copy()
@@ -98,9 +103,12 @@ def _mended_step_by_step(joint: np.ndarray, choice: np.ndarray, tiles: dict[int,
         best: tuple[tuple[int, int, float], int, int, list[Impossibility]] | None = None
         options = sorted(_alternatives(joint, choice, _near(found) - set(change), unsure))[:STEP_OPTIONS]
         for cost, lot, cls in options:
-            current[lot] = cls
-            left = _breaches(_position(current, tiles), unsure_icons)
-            current[lot] = choice[lot]
+            if not change and (lot, cls) in after_one:
+                left = after_one[lot, cls]
+            else:
+                current[lot] = cls
+                left = _breaches(_position(current, tiles), unsure_icons)
+                current[lot] = choice[lot]
             key = (*_extent(left), cost)
             if best is None or key < best[0]:
                 best = (key, lot, cls, left)
@@ -142,11 +150,13 @@ def _alternatives(joint: np.ndarray, choice: np.ndarray, near: set[int], unsure:
     return out
 
 
-def _mended(choice: np.ndarray, tiles: dict[int, Tile], unsure_icons: set[int], change: dict[int, int]) -> bool:
+def _left_after(choice: np.ndarray, tiles: dict[int, Tile], unsure_icons: set[int],
+                change: dict[int, int]) -> list[Impossibility]:
+    """What the reading still breaks with ``change`` made (nothing: mended)."""
     changed = choice.copy()
     for lot, cls in change.items():
         changed[lot] = cls
-    return not _breaches(_position(changed, tiles), unsure_icons)
+    return _breaches(_position(changed, tiles), unsure_icons)
 
 
 def _breaches(position: Position, unsure_icons: set[int]) -> list[Impossibility]:

@@ -171,7 +171,7 @@ def lot_means(lots: np.ndarray) -> np.ndarray:
     flat = lots.reshape(n, -1).astype(np.float32)
     pixels = flat.shape[1] // 3
     picker = np.tile(np.eye(3, dtype=np.float32), (pixels, 1))
-    return (flat @ picker) / np.float32(pixels)  # type: ignore[no-any-return]
+    return (flat @ picker) / np.float32(pixels)
 
 
 def lab_lots_to_bgr(lab: np.ndarray) -> np.ndarray:
