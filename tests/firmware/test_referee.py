@@ -1119,6 +1119,83 @@ def test_a_colour_breach_on_tiles_read_unsurely_at_setup_swaps_them_back(game, b
     assert game_from_records(records).position.tiles == game.position.tiles
 
 
+def _guild_and_icon_misread_before_a_build(game):
+    """(layout JSON with two tiles' guilds swapped and the built one's icon on the lot ply k + 1
+    builds on, the built tile, the other, k): under that layout every move before ply k + 1 is legal
+    and it breaks rule 5 and a colour rule at once."""
+    from boardcam.engine.aliencity import TILE_OF, Game, Position, Tile
+
+    tiles = game.position.tiles
+    for k, move in enumerate(game.moves):
+        built = TILE_OF[move.lot]
+        if tiles[built].icon == move.lot:
+            continue
+        for other, tile in tiles.items():
+            if tile.color == tiles[built].color:
+                continue
+            misread = {**tiles, built: Tile(tile.color, move.lot), other: Tile(tiles[built].color, tile.icon)}
+            replay = Game(misread, game.rules)
+            if all(not replay.violations(m) and replay.push(m) is None for m in game.moves[:k]):
+                rules = {v.rule for v in replay.violations(move)}
+                if 5 in rules and rules & {2, 3} and rules <= {2, 3, 5}:
+                    return Position(misread).to_json(), LOT_NAMES[built], LOT_NAMES[other], k
+    raise LookupError("no build that a misread guild and icon would make a breach of rules 5 and 2 or 3")
+
+
+def _guild_and_icon_misread(game, boards, confidence):
+    """A referee that has judged ply k + 1 on a setup that read the built tile (at ``confidence``) in
+    another tile's guild with its icon on the built lot, and that other tile in the built one's
+    guild; the true guilds and icon rank next.  Its records, how it sees a board, the (built, other)
+    tile names, k."""
+    layout, built, other, k = _guild_and_icon_misread_before_a_build(game)
+    truth = boards[0]["tiles"]
+    order = {name: (layout["tiles"][name]["color"], truth[name]["color"]) for name in (built, other)}
+    icons = {built: (LOT_NAMES.index(layout["tiles"][built]["icon"]), LOT_NAMES.index(truth[built]["icon"]))}
+    referee = Referee(confirm_reads=1)
+
+    def shown(doc):
+        return seen(dict(doc, tiles=layout["tiles"]), tile_confidence={built: confidence, other: confidence},
+                    colour_order=order, icon_order=icons)
+
+    records = list(referee.observe(shown(boards[0])).records)
+    records += referee.press(ButtonEvent.SCORE).records
+    for doc in boards[1 : k + 2]:
+        records += referee.observe(shown(doc)).records
+    return referee, records, shown, (built, other), k
+
+
+@pytest.mark.parametrize("confidence", [0.6, 0.97, 0.995])
+def test_a_guild_and_icon_breach_on_a_tile_read_unsurely_mends_both(game, boards, confidence):
+    """A tile read in the wrong guild often has its icon read wrong too, and the first build there
+    breaks rule 5 and the colour rules at once (made-up-art game 2001).  On a tile the setup asked
+    about, the build is accepted with the guilds swapped back and the icon moved; read surely (not
+    certainly), it is warned about until the next player builds past it; with both tiles read with
+    certainty, the warning stays."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    referee, records, shown, (built, other), k = _guild_and_icon_misread(game, boards, confidence)
+    truth = boards[0]["tiles"]
+    if confidence > 0.9:
+        assert referee.outputs.light is Light.RED and referee.game.ply == k
+        out = referee.observe(shown(boards[k + 2]))
+        records += out.records
+        if confidence >= 0.99:  # both read with certainty: the other tile keeps its guild (five of each)
+            assert out.light is Light.RED and referee.game.ply == k
+            out = referee.observe(shown(boards[k + 3]))
+            assert out.light is Light.RED and referee.game.ply == k
+            return
+        assert referee.game.moves == game.moves[: k + 2]
+    else:
+        out = referee.outputs
+        assert referee.game.moves == game.moves[: k + 1]
+    assert out.light is Light.GREEN
+    retiled = next(r for r in records if r["type"] == "tiles")
+    assert retiled["color"] == {built: truth[built]["color"], other: truth[other]["color"]}
+    assert retiled["icon"] == {built: truth[built]["icon"]}
+    assert referee.game.position.tiles == game.position.tiles
+    assert game_from_records(records).position.tiles == game.position.tiles
+
+
 def test_playing_on_past_a_rule_5_warning_moves_the_icon(game, boards):
     """A tile read surely can still be read wrong.  The warning stands while the piece does; when the
     next player builds beside it, the players have said where the icon is: both moves are accepted
@@ -1161,13 +1238,23 @@ def test_playing_on_past_a_colour_warning_swaps_the_guilds_back(game, boards, co
     assert game_from_records(records).position.tiles == game.position.tiles
 
 
-def test_playing_on_past_a_rule_5_warning_on_a_tile_read_with_certainty_stays_a_warning(game, boards):
-    """A tile read with certainty keeps its icon: a warning there more likely means a build the
-    referee has not counted than a misread icon."""
+def test_playing_on_past_a_rule_5_warning_on_a_tile_read_with_certainty_takes_two_moves(game, boards):
+    """A tile read with certainty keeps its icon for one move played past the warning: a warning
+    there more likely means a build the referee has not counted than a misread icon.  Two moves
+    played past it, all legal with the icon moved, are the players' word (made-up-art game 2003:
+    a black tile's icon read surely on the wrong lot lost the game from its first build there)."""
+    from boardcam.firmware.gamelog import game_from_records
+
     referee, records, shown, tile, k = _setup_misread(game, boards, 0.995)
-    referee.observe(shown(boards[k + 1]))
+    records += referee.observe(shown(boards[k + 1])).records
     out = referee.observe(shown(boards[k + 2]))
+    records += out.records
     assert out.light is Light.RED and referee.game.ply == k
+    out = referee.observe(shown(boards[k + 3]))
+    records += out.records
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 3]
+    assert next(r for r in out.records if r["type"] == "tiles")["icon"] == {tile: boards[0]["tiles"][tile]["icon"]}
+    assert game_from_records(records).moves == game.moves[: k + 3]
 
 
 def test_playing_on_past_a_warning_that_is_not_rule_5_alone_stays_a_warning(game, boards):

@@ -147,10 +147,12 @@ REMOVAL_CONFIDENCE = 0.95
 #: ...and a new structure on an icon lot that rule 5 still keeps free this surely (see Referee._bar)
 ICON_ARRIVAL_CONFIDENCE = 0.93
 CLEAR_ALREADY = "Clear already? Press score."  # the setup's way past print read as pieces
-# A tile read at least this surely at setup keeps its icon and guild even when play goes on
-# past a warning about them (see Referee._played_past_layout): then the warning more likely
-# comes from a build the referee missed, or misread, than from the tile
+# A tile read at least this surely at setup keeps its icon and guild when play goes on past a
+# warning about them for one move (see Referee._played_past_layout): then the warning more likely
+# comes from a build the referee missed, or misread, than from the tile...
 TILE_CERTAIN = 0.99
+#: ...but not when it goes on for this many moves, all legal on the tile mended
+PLAYED_PAST_CERTAIN = 2
 #: a move accepted less surely than this may be taken back when the turn order later shows it never
 #: happened (see Referee._retract_doubtful); a lot so retracted then counts a build only this surely
 DOUBTFUL_MOVE = 0.9
@@ -237,6 +239,9 @@ class Referee:
         self._icon_orders: dict[int, tuple[int, ...]] = {}
         self._colour_orders: dict[int, tuple[str, ...]] = {}
         self._pieces_at_setup = False  # the latest setup reading showed pieces
+        # The warning about a move that the board still shows while later builds make it no single
+        # move any more (see _played_past_layout)
+        self._warned: Verdict | None = None
         self._outputs = Outputs(Light.AMBER, _setup_screen())
 
     # ------------------------------------------------------------ entry points
@@ -1234,15 +1239,20 @@ class Referee:
                 yield icon, replay
 
     def _recolour_tile(self, move: Move, violations: list[Violation]) -> Outputs | None:
-        """A move whose only faults are the colour rules (2 and 3) on a tile read unsurely at setup,
-        accepted with that tile in the likeliest other guild that keeps the whole game legal;
-        None when there is none.
+        """A move whose only faults are the colour rules (2 and 3), with or without rule 5, on a tile
+        read unsurely at setup, accepted with that tile in the likeliest other guild (and, if rule 5
+        was broken too, its icon on the likeliest other lot) that keeps the whole game legal; None
+        when there is none.
 
         Why: as for an icon (``_reseat_icon``), the app cannot accuse the
         players on the strength of a tile it asked them to check, and a
         player who builds a green dome there is saying the tile is green
         (made-up-art game 1200: a green tile read blue at 0.60 warned about
-        the first green dome on it, and the game was lost from there).
+        the first green dome on it, and the game was lost from there).  The
+        icon search weighs a lot against the tile's guild, so a tile read
+        in the wrong guild often has its icon wrong too (made-up-art game
+        2001: a red tile read green at 0.46 with its icon on E10, and the
+        first red dome there broke rules 2, 3 and 5 at once).
 
         The set has five tiles of each guild, and the setup's reading keeps
         to that, so a tile read in the wrong guild comes with another read
@@ -1252,39 +1262,58 @@ class Referee:
         as read (made-up-art game 401: a real red dome on a black tile read
         at 0.6 was taken that way and its warning missed).
         """
-        if move.lot is None or not violations or any(v.rule not in (2, 3) for v in violations):
+        if move.lot is None or not violations:
+            return None
+        rules = {v.rule for v in violations}
+        if not rules & {2, 3} or not rules <= {2, 3, 5}:
             return None
         tile_lot = TILE_OF[move.lot]
         if not self._unsure_at_setup(tile_lot):
             return None
-        for changed, replay in self._recolourings(tile_lot, move, partner_below=self.min_confidence):
-            return self._take_with_layout(replay, (move,), colour=changed)
+        for changed, icon, replay in self._recolourings(tile_lot, move, partner_below=self.min_confidence,
+                                                        icons=self._icon_choices(tile_lot, rules)):
+            return self._take_with_layout(replay, (move,), colour=changed, icon=icon)
         return None
 
-    def _recolourings(self, tile_lot: int, move: Move, *,
-                      partner_below: float) -> Iterator[tuple[dict[str, str], Game]]:
-        """Each guild of the tile's ranking but its own under which the game so far and ``move``
-        are legal, likeliest first, as the tiles recoloured (with a swap partner read below
-        ``partner_below`` when the set would otherwise hold six of a guild) and the game replayed."""
+    def _icon_choices(self, tile_lot: int, rules: set[int]) -> tuple[int | None, ...]:
+        """The icons to try with a tile's guild changed: the one read (``None``) and, when rule 5
+        was broken too, every other lot of the tile, likeliest first."""
+        assert self.game is not None
+        if 5 not in rules:
+            return (None,)
+        read = self.game.position.tiles[tile_lot].icon
+        ranking = self._icon_orders.get(tile_lot) or TILE_LOTS[tile_lot]
+        return (None, *(lot for lot in ranking if lot != read))
+
+    def _recolourings(self, tile_lot: int, move: Move, *, partner_below: float,
+                      icons: tuple[int | None, ...] = (None,)
+                      ) -> Iterator[tuple[dict[str, str], dict[str, str] | None, Game]]:
+        """Each guild of the tile's ranking but its own (with each of ``icons``, ``None`` keeping the
+        icon read) under which the game so far and ``move`` are legal, likeliest first, as the
+        tiles recoloured (with a swap partner read below ``partner_below`` when the set would
+        otherwise hold six of a guild), the icon moved, and the game replayed."""
         assert self.game is not None
         tiles = self.game.position.tiles
         old_colour = tiles[tile_lot].color
         for colour in self._colour_orders.get(tile_lot, ()):
             if colour == old_colour:
                 continue
-            recoloured = {**tiles, tile_lot: Tile(colour, tiles[tile_lot].icon)}
-            replay = _replayed(recoloured, self.game)
-            if replay is None or replay.violations(move):
-                continue
-            changed = {LOT_NAMES[tile_lot]: colour}
-            counts = Counter(tile.color for tile in tiles.values())
-            if counts[colour] >= TILES_PER_COLOR or counts[old_colour] <= TILES_PER_COLOR:
-                partner = self._swap_partner(recoloured, tile_lot, old_colour, move, below=partner_below)
-                if partner is None:
-                    continue  # a sixth tile of a guild: likelier a misread piece, or a real breach
-                lot, replay = partner
-                changed[LOT_NAMES[lot]] = old_colour
-            yield changed, replay
+            for icon in icons:
+                if icon == move.lot:
+                    continue
+                recoloured = {**tiles, tile_lot: Tile(colour, tiles[tile_lot].icon if icon is None else icon)}
+                replay = _replayed(recoloured, self.game)
+                if replay is None or replay.violations(move):
+                    continue
+                changed = {LOT_NAMES[tile_lot]: colour}
+                counts = Counter(tile.color for tile in tiles.values())
+                if counts[colour] >= TILES_PER_COLOR or counts[old_colour] <= TILES_PER_COLOR:
+                    partner = self._swap_partner(recoloured, tile_lot, old_colour, move, below=partner_below)
+                    if partner is None:
+                        continue  # a sixth tile of a guild: likelier a misread piece, or a real breach
+                    lot, replay = partner
+                    changed[LOT_NAMES[lot]] = old_colour
+                yield changed, None if icon is None else {LOT_NAMES[tile_lot]: LOT_NAMES[icon]}, replay
 
     def _swap_partner(self, tiles: Mapping[int, Tile], moved: int, colour: str, move: Move, *,
                       below: float) -> tuple[int, Game] | None:
@@ -1328,19 +1357,22 @@ class Referee:
         (made-up-art game 1205).
         """
         verdict = self.verdict if self.phase is Phase.ILLEGAL else None
+        if verdict is not None and verdict.move is None:
+            verdict = self._warned  # later builds made the board no single move
         warned = verdict.move if verdict is not None else None
         if verdict is None or warned is None or warned.lot is None or not verdict.violations:
             return None
         rules = {v.rule for v in verdict.violations}
-        if not (rules == {5} or rules <= {2, 3}):
+        if not rules <= {2, 3, 5}:
             return None
         assert self.game is not None and self.accepted is not None
         structures, old = after.structures, self.accepted.structures
         if not set(old) <= set(structures) or structures.get(warned.lot) != verdict.observed.structures.get(warned.lot):
             return None
-        later = sorted(set(structures) - set(old) - {warned.lot})
+        later = self._arrival_order(sorted(set(structures) - set(old) - {warned.lot}))
         tile_lot = TILE_OF[warned.lot]
-        if not 1 <= len(later) < MAX_CATCH_UP or not self._read_below(tile_lot, TILE_CERTAIN):
+        needed = 1 if self._read_below(tile_lot, TILE_CERTAIN) else PLAYED_PAST_CERTAIN
+        if not needed <= len(later) < MAX_CATCH_UP:
             return None
         for replay, colour, icon in self._mended_layouts(tile_lot, warned, rules):
             trial = replay.copy()
@@ -1365,8 +1397,9 @@ class Referee:
             for icon, replay in self._icon_moves(tile_lot, ranking, move):
                 yield replay, None, {LOT_NAMES[tile_lot]: LOT_NAMES[icon]}
         else:
-            for changed, replay in self._recolourings(tile_lot, move, partner_below=TILE_CERTAIN):
-                yield replay, changed, None
+            for changed, moved, replay in self._recolourings(tile_lot, move, partner_below=TILE_CERTAIN,
+                                                             icons=self._icon_choices(tile_lot, rules)):
+                yield replay, changed, moved
 
     def _take_with_layout(self, replay: Game, moves: tuple[Move, ...], colour: Mapping[str, str] | None = None,
                           icon: Mapping[str, str] | None = None, words: str = "") -> Outputs:
@@ -1640,6 +1673,10 @@ class Referee:
         same = self.verdict is not None and self.verdict.observed == verdict.observed
         if not same and not self._confirmed(verdict.observed):
             return self._look_again()
+        if verdict.move is not None:
+            self._warned = verdict
+        elif self.phase is not Phase.ILLEGAL:
+            self._warned = None
         self.phase = Phase.ILLEGAL
         self.verdict = verdict
         if same:
