@@ -1350,11 +1350,14 @@ class Referee:
         changes only with a swap partner as ``_recolour_tile``'s, here any
         tile read below ``TILE_CERTAIN``: the set has five of each.
 
-        Not on a tile read at ``TILE_CERTAIN`` or above, nor while a changed
-        lot reads unsurely: a warning also comes from a build the referee
-        has not counted (a piece it could not read, beside the tile), and
-        mending a rightly read tile then spoils the rest of the game
-        (made-up-art game 1205).
+        Not while a changed lot reads unsurely, and on a tile read at
+        ``TILE_CERTAIN`` or above only once ``PLAYED_PAST_CERTAIN`` moves
+        were played past the warning: a warning also comes from a build the
+        referee has not counted (a piece it could not read, beside the
+        tile), and mending a rightly read tile then spoils the rest of the
+        game (made-up-art game 1205).  But a tile read surely wrong at setup
+        that is never mended loses the whole game (made-up-art game 2003:
+        a black tile's icon read at 0.995 on the wrong lot).
         """
         verdict = self.verdict if self.phase is Phase.ILLEGAL else None
         if verdict is not None and verdict.move is None:
