@@ -115,6 +115,8 @@ def rows_level(corners: dict[str, Any]) -> bool:
     return bool(abs(row1 - row10) / 2.0 < LEVEL_ROWS_LOTS * lot_px(corners))
 
 
+#: vision's corner order (boardcam.vision.models.CORNER_NAMES), kept here so that importing the
+#: benchmark does not load the vision package and its network
 CORNER_NAMES = ("A1", "H1", "H10", "A10")
 
 
@@ -341,7 +343,6 @@ def photo_pairs(folder: str | Path, bench: str = "bench photos") -> list[tuple[P
     """
     from boardcam.engine.aliencity import Position
     from boardcam.engine.errors import InputError
-    from boardcam.vision.models import CORNER_NAMES
 
     root = Path(folder)
     if not root.is_dir():

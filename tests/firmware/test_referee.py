@@ -1058,37 +1058,46 @@ def test_a_rule_5_breach_on_a_tile_read_surely_is_a_warning(game, boards):
     assert "Rule 5" in out.screen.title + " ".join(out.screen.lines)
 
 
-def _colours_swapped_before_a_build(game):
+def _colours_swapped_before_a_build(game, icon_too=False):
     """(layout JSON with two tiles' guilds swapped, the tile ply k + 1 builds on, the other, k): under
-    that layout every move before ply k + 1 is legal and it breaks only the colour rules."""
+    that layout every move before ply k + 1 is legal and it breaks only the colour rules; with
+    ``icon_too`` the built tile's icon is also read on the lot ply k + 1 builds on, and it breaks
+    rule 5 and a colour rule at once."""
     from boardcam.engine.aliencity import TILE_OF, Game, Position, Tile
 
     tiles = game.position.tiles
     for k, move in enumerate(game.moves):
         built = TILE_OF[move.lot]
+        if icon_too and tiles[built].icon == move.lot:
+            continue
+        icon = move.lot if icon_too else tiles[built].icon
         for other, tile in tiles.items():
             if tile.color == tiles[built].color:
                 continue
-            swapped = {**tiles, built: Tile(tile.color, tiles[built].icon), other: Tile(tiles[built].color, tile.icon)}
+            swapped = {**tiles, built: Tile(tile.color, icon), other: Tile(tiles[built].color, tile.icon)}
             replay = Game(swapped, game.rules)
-            if all(not replay.violations(m) and replay.push(m) is None for m in game.moves[:k]) \
-                    and replay.violations(move) and {v.rule for v in replay.violations(move)} <= {2, 3}:
+            if not all(not replay.violations(m) and replay.push(m) is None for m in game.moves[:k]):
+                continue
+            rules = {v.rule for v in replay.violations(move)}
+            if (5 in rules and rules & {2, 3} and rules <= {2, 3, 5}) if icon_too else (rules and rules <= {2, 3}):
                 return Position(swapped).to_json(), LOT_NAMES[built], LOT_NAMES[other], k
-    raise LookupError("no build that two swapped guilds would make a colour breach")
+    raise LookupError("no build that two swapped guilds (and a misread icon) would make such a breach")
 
 
-def _guilds_swapped(game, boards, confidence, other_confidence):
+def _guilds_swapped(game, boards, confidence, other_confidence, icon_too=False):
     """A referee that has judged ply k + 1 on a setup that read two tiles, at these confidences, each
-    in the other's guild (ranking the true one next), so that ply k + 1 breaks the colour rules;
-    its records; how it sees a board; the (built, other) tile names; k."""
-    layout, built, other, k = _colours_swapped_before_a_build(game)
+    in the other's guild (ranking the true one next), so that ply k + 1 breaks the colour rules
+    (with ``icon_too``, the built tile's icon read on the built lot, the true one ranked next, so
+    that it breaks rule 5 too); its records; how it sees a board; the (built, other) tile names; k."""
+    layout, built, other, k = _colours_swapped_before_a_build(game, icon_too)
     truth = boards[0]["tiles"]
     order = {name: (layout["tiles"][name]["color"], truth[name]["color"]) for name in (built, other)}
+    icons = {built: (LOT_NAMES.index(layout["tiles"][built]["icon"]), LOT_NAMES.index(truth[built]["icon"]))}
     referee = Referee(confirm_reads=1)
 
     def shown(doc):
         return seen(dict(doc, tiles=layout["tiles"]), tile_confidence={built: confidence, other: other_confidence},
-                    colour_order=order)
+                    colour_order=order, **({"icon_order": icons} if icon_too else {}))
 
     records = list(referee.observe(shown(boards[0])).records)
     records += referee.press(ButtonEvent.SCORE).records
@@ -1119,51 +1128,6 @@ def test_a_colour_breach_on_tiles_read_unsurely_at_setup_swaps_them_back(game, b
     assert game_from_records(records).position.tiles == game.position.tiles
 
 
-def _guild_and_icon_misread_before_a_build(game):
-    """(layout JSON with two tiles' guilds swapped and the built one's icon on the lot ply k + 1
-    builds on, the built tile, the other, k): under that layout every move before ply k + 1 is legal
-    and it breaks rule 5 and a colour rule at once."""
-    from boardcam.engine.aliencity import TILE_OF, Game, Position, Tile
-
-    tiles = game.position.tiles
-    for k, move in enumerate(game.moves):
-        built = TILE_OF[move.lot]
-        if tiles[built].icon == move.lot:
-            continue
-        for other, tile in tiles.items():
-            if tile.color == tiles[built].color:
-                continue
-            misread = {**tiles, built: Tile(tile.color, move.lot), other: Tile(tiles[built].color, tile.icon)}
-            replay = Game(misread, game.rules)
-            if all(not replay.violations(m) and replay.push(m) is None for m in game.moves[:k]):
-                rules = {v.rule for v in replay.violations(move)}
-                if 5 in rules and rules & {2, 3} and rules <= {2, 3, 5}:
-                    return Position(misread).to_json(), LOT_NAMES[built], LOT_NAMES[other], k
-    raise LookupError("no build that a misread guild and icon would make a breach of rules 5 and 2 or 3")
-
-
-def _guild_and_icon_misread(game, boards, confidence):
-    """A referee that has judged ply k + 1 on a setup that read the built tile (at ``confidence``) in
-    another tile's guild with its icon on the built lot, and that other tile in the built one's
-    guild; the true guilds and icon rank next.  Its records, how it sees a board, the (built, other)
-    tile names, k."""
-    layout, built, other, k = _guild_and_icon_misread_before_a_build(game)
-    truth = boards[0]["tiles"]
-    order = {name: (layout["tiles"][name]["color"], truth[name]["color"]) for name in (built, other)}
-    icons = {built: (LOT_NAMES.index(layout["tiles"][built]["icon"]), LOT_NAMES.index(truth[built]["icon"]))}
-    referee = Referee(confirm_reads=1)
-
-    def shown(doc):
-        return seen(dict(doc, tiles=layout["tiles"]), tile_confidence={built: confidence, other: confidence},
-                    colour_order=order, icon_order=icons)
-
-    records = list(referee.observe(shown(boards[0])).records)
-    records += referee.press(ButtonEvent.SCORE).records
-    for doc in boards[1 : k + 2]:
-        records += referee.observe(shown(doc)).records
-    return referee, records, shown, (built, other), k
-
-
 @pytest.mark.parametrize("confidence", [0.6, 0.97, 0.995])
 def test_a_guild_and_icon_breach_on_a_tile_read_unsurely_mends_both(game, boards, confidence):
     """A tile read in the wrong guild often has its icon read wrong too, and the first build there
@@ -1173,7 +1137,7 @@ def test_a_guild_and_icon_breach_on_a_tile_read_unsurely_mends_both(game, boards
     certainty, the warning stays."""
     from boardcam.firmware.gamelog import game_from_records
 
-    referee, records, shown, (built, other), k = _guild_and_icon_misread(game, boards, confidence)
+    referee, records, shown, (built, other), k = _guilds_swapped(game, boards, confidence, confidence, icon_too=True)
     truth = boards[0]["tiles"]
     if confidence > 0.9:
         assert referee.outputs.light is Light.RED and referee.game.ply == k

@@ -1282,8 +1282,12 @@ class Referee:
         if 5 not in rules:
             return (None,)
         read = self.game.position.tiles[tile_lot].icon
-        ranking = self._icon_orders.get(tile_lot) or TILE_LOTS[tile_lot]
-        return (None, *(lot for lot in ranking if lot != read))
+        return (None, *(lot for lot in self._icon_ranking(tile_lot) if lot != read))
+
+    def _icon_ranking(self, tile_lot: int) -> tuple[int, ...]:
+        """The tile's lots from likeliest icon to least, as the setup ranked them (in lot order when
+        it ranked none: a game resumed from its log)."""
+        return self._icon_orders.get(tile_lot) or TILE_LOTS[tile_lot]
 
     def _recolourings(self, tile_lot: int, move: Move, *, partner_below: float,
                       icons: tuple[int | None, ...] = (None,)
@@ -1295,6 +1299,7 @@ class Referee:
         assert self.game is not None
         tiles = self.game.position.tiles
         old_colour = tiles[tile_lot].color
+        counts = Counter(tile.color for tile in tiles.values())
         for colour in self._colour_orders.get(tile_lot, ()):
             if colour == old_colour:
                 continue
@@ -1306,7 +1311,6 @@ class Referee:
                 if replay is None or replay.violations(move):
                     continue
                 changed = {LOT_NAMES[tile_lot]: colour}
-                counts = Counter(tile.color for tile in tiles.values())
                 if counts[colour] >= TILES_PER_COLOR or counts[old_colour] <= TILES_PER_COLOR:
                     partner = self._swap_partner(recoloured, tile_lot, old_colour, move, below=partner_below)
                     if partner is None:
@@ -1396,8 +1400,7 @@ class Referee:
         broken ``rules`` with ``move`` legal, and what was mended: the guilds or the icon changed
         (as ``_take_with_layout`` logs them)."""
         if rules == {5}:
-            ranking = self._icon_orders.get(tile_lot) or TILE_LOTS[tile_lot]
-            for icon, replay in self._icon_moves(tile_lot, ranking, move):
+            for icon, replay in self._icon_moves(tile_lot, self._icon_ranking(tile_lot), move):
                 yield replay, None, {LOT_NAMES[tile_lot]: LOT_NAMES[icon]}
         else:
             for changed, moved, replay in self._recolourings(tile_lot, move, partner_below=TILE_CERTAIN,
