@@ -26,6 +26,7 @@ class Still:
     frames: int = 12
     confidence: Mapping[str, float] = field(default_factory=dict)
     occluded: bool = False
+    quiet: bool = False  # drawn as the still before it with a small patch changed: no motion seen
 
 
 @dataclass(frozen=True)
@@ -40,13 +41,17 @@ class ScriptedTable:
         self.reads = 0
 
     def _frames(self) -> Iterator[np.ndarray]:
+        image = np.zeros(SHAPE, dtype=np.uint8)
         for number, item in enumerate(self.script):
             if isinstance(item, Hand):
                 for _ in range(item.frames):
                     yield self.rng.integers(0, 255, SHAPE, dtype=np.uint8)
             else:
-                level = 20 + (number * 37) % 200
-                image = np.full(SHAPE, level, dtype=np.uint8)
+                if item.quiet:  # a piece put down under a lamp too dim for the hand to show
+                    image = image.copy()
+                    image[20:26, 30:36] = (image[20:26, 30:36].astype(np.int16) + 100) % 256
+                else:
+                    image = np.full(SHAPE, 20 + (number * 37) % 200, dtype=np.uint8)
                 image[0, 0, 0] = number  # which script item this frame shows
                 for _ in range(item.frames):
                     yield image

@@ -113,6 +113,22 @@ def test_an_occluded_reading_waits_and_reads_again(game, tmp_path):
     assert loop.referee.game.ply == 3
 
 
+def test_a_move_made_with_no_motion_seen_is_read_once_the_picture_is_quiet(game, tmp_path):
+    """Under a dim lamp a hand can change too few pixels to count as motion: the new piece alone,
+    a few pixels different from the frame last read, has the board read again."""
+    boards = positions_of(game)
+    script = script_for(boards[:4])[:-1] + [Still(boards[4], quiet=True), Hand(5), Still(boards[5])]
+    config = Config(motion=MotionConfig(still_frames=3, motion_fraction=0.05, change_pixels=4))
+    table = ScriptedTable(script)
+    loop = create_loop(config, source=table.source(), reader=table.reader, lights=NoButtons(),
+                       display=RecordingDisplay(), log_dir=tmp_path)
+    loop.run()
+    assert loop.referee.game.ply == 5 and loop.referee.game.moves == game.moves[:5]
+    moves = [r for r in read_records(next(tmp_path.iterdir())) if r["type"] == "move"]
+    assert not any(r.get("caught_up") for r in moves)  # each move seen on its own, none guessed at
+    assert table.reads == 6  # each board once: the quiet change read once, not on every frame after it
+
+
 def test_a_restart_in_mid_game_resumes(game, tmp_path):
     boards = positions_of(game)
     first, *_ = run(script_for(boards[:10]), tmp_path)

@@ -478,6 +478,43 @@ def test_a_piece_on_an_icon_lot_that_rule_5_keeps_free_needs_a_surer_reading(gam
     assert out.light is Light.RED and any(v.rule == 5 for v in sure.verdict.violations)
 
 
+def _icon_lot_barred_by_colour(game):
+    """(ply, icon lot, piece): an empty icon lot and a dome the player to move has, which the rules
+    forbid there (rule 2: another colour's dome) while rule 5 does not come into it."""
+    from boardcam.engine.aliencity import LOT_NAMES, Move
+
+    for ply in range(3, game.ply - 1):
+        replay = game_after(game, ply)
+        for tile in replay.position.tiles.values():
+            if tile.icon in replay.position.structures or tile.icon == game.moves[ply].lot:
+                continue
+            for piece in replay.supply[replay.turn]:
+                if piece.kind != "dome" or replay.supply[replay.turn][piece] <= 0:
+                    continue
+                rules = {v.rule for v in replay.violations(Move(replay.turn, tile.icon, piece))}
+                if rules and 5 not in rules:
+                    return ply, LOT_NAMES[tile.icon], piece
+    raise LookupError("no icon lot barred by colour alone")
+
+
+def test_a_piece_on_an_icon_lot_that_any_rule_forbids_needs_a_surer_reading(game, boards):
+    """A green ring icon under a new lamp read as a black dome breaks rule 2, not rule 5; at 0.85
+    beside the real move it is the print again, not a second structure (made-up-art game 2105)."""
+    from boardcam.engine.aliencity import parse_lot
+
+    ply, icon, piece = _icon_lot_barred_by_colour(game)
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[: ply + 1]:
+        referee.observe(seen(doc))
+    assert referee.game.ply == ply
+    new_lot = next(lot for lot in boards[ply + 1]["structures"] if lot not in boards[ply]["structures"])
+    ghost = with_structure(boards[ply + 1], parse_lot(icon), piece.kind, piece.color)
+    for _ in range(3):
+        out = referee.observe(seen(ghost, {icon: 0.85, new_lot: 0.97}))
+    assert out.light is Light.GREEN and referee.game.ply == ply + 1
+    assert icon not in referee.accepted.to_json()["structures"]
+
+
 def _icon_released(game, boards):
     """(k, m, icon lot, piece): rule 5 keeps the icon lot free of ``piece`` at ply k, no longer at
     ply m, and the game leaves the lot empty up to ply m + 1."""

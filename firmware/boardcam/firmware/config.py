@@ -157,6 +157,7 @@ class MotionConfig:
     pixel_threshold: int = setting(20, _integer(1, 255))
     motion_fraction: float = setting(0.002, _number(0.0, 1.0))
     still_frames: int = setting(5, _integer(1, 300))
+    change_pixels: int = setting(4, _integer(1, 1_000_000))
     min_confidence: float = setting(0.75, _number(0.0, 1.0))
     max_looks: int = setting(4, _integer(0, 50))
     confirm_reads: int = setting(2, _integer(1, 20))

@@ -182,7 +182,7 @@ class RefereeLoop:
         if frame.cut:
             self.motion.reset()  # the next photo of a series: whatever changed, it came with no motion filmed
         state = self.motion.update(lores)
-        if state.moving:
+        if state.moving or (state.changed_since_read and not self._need_read):  # a change no motion showed
             self._last_motion_time = frame.timestamp
             self._answered_motion = False
             self.referee.board_moved()
@@ -201,6 +201,7 @@ class RefereeLoop:
 
     def _read(self, frame: Frame) -> None:
         self.stats.reads += 1
+        self.motion.note_read()
         try:
             observation = self.reader(frame.image)
         except Exception as error:

@@ -9,6 +9,16 @@ A slowly updated background (exponential running average) also tells how
 far the scene is from the last *still* scene: a hand held perfectly still
 over the board would pass the frame-to-frame test, but the vision's own
 occlusion flag catches that case, and this module stays dumb and fast.
+
+A share of changed pixels misses what matters under a dim lamp: a brown
+hand over a dark green cloth changes few pixels by more than the
+threshold, and a new piece alone is a few dozen pixels of 19 000
+(made-up-art game 2105: the first move was never read, and the app took
+the first two moves in the wrong order). So each frame is also compared
+with the frame the board was last read on (``note_read``): once the picture
+has been quiet, pixel for pixel, for ``still_frames`` frames and a few
+pixels differ from that frame (``change_pixels``), the state says
+``changed_since_read`` and the board is read again, as after motion.
 """
 
 from __future__ import annotations
@@ -25,23 +35,33 @@ class MotionState:
     changed_fraction: float  # share of pixels that changed since the previous frame
     background_fraction: float  # share of pixels away from the settled background
     settled: bool  # still for long enough to read the board
+    changed_since_read: bool = False  # quiet now, yet a few pixels differ from the frame last read
 
 
 class MotionDetector:
     def __init__(self, *, pixel_threshold: int = 20, motion_fraction: float = 0.002,
-                 still_frames: int = 5, background_rate: float = 0.05) -> None:
+                 still_frames: int = 5, background_rate: float = 0.05, change_pixels: int = 4) -> None:
         self.pixel_threshold = pixel_threshold
         self.motion_fraction = motion_fraction
         self.still_needed = still_frames
         self.background_rate = background_rate
+        self.change_pixels = change_pixels
         self._previous: np.ndarray | None = None
         self._background: np.ndarray | None = None
+        self._at_read: np.ndarray | None = None
         self._still = 0
+        self._quiet = 0  # consecutive frames with fewer than change_pixels changed pixels
 
     def reset(self) -> None:
         self._previous = None
         self._background = None
+        self._at_read = None
         self._still = 0
+        self._quiet = 0
+
+    def note_read(self) -> None:
+        """The board is being read on the latest frame: later frames are compared with it."""
+        self._at_read = self._previous
 
     def update(self, lores: np.ndarray) -> MotionState:
         """Feed one small grey frame; returns whether the board can be read now."""
@@ -51,11 +71,13 @@ class MotionDetector:
             self._previous = frame
             self._background = frame.astype(np.float32)
             self._still = 0
+            self._quiet = 0
             return MotionState(True, 0, 1.0, 1.0, False)
-        changed = float(np.count_nonzero(np.abs(frame - self._previous) > self.pixel_threshold)) / frame.size
+        changed_pixels = self._changed_pixels(frame, self._previous)
+        changed = changed_pixels / frame.size
+        self._quiet = self._quiet + 1 if changed_pixels < self.change_pixels else 0
         assert self._background is not None
-        off_background = float(
-            np.count_nonzero(np.abs(frame - self._background) > self.pixel_threshold)) / frame.size
+        off_background = self._changed_pixels(frame, self._background) / frame.size
         self._previous = frame
         moving = changed > self.motion_fraction
         if moving:
@@ -65,5 +87,16 @@ class MotionDetector:
             # Blend only quiet frames, so a passing hand never becomes background.
             rate = 1.0 if self._still == self.still_needed else self.background_rate
             self._background += rate * (frame - self._background)
-        return MotionState(moving, self._still, changed, off_background,
-                           self._still >= self.still_needed)
+        settled = self._still >= self.still_needed
+        return MotionState(moving, self._still, changed, off_background, settled,
+                           settled and self._quiet >= self.still_needed and self._unread_change(frame))
+
+    def _changed_pixels(self, frame: np.ndarray, other: np.ndarray) -> int:
+        """How many pixels of ``frame`` differ from ``other`` by more than the threshold."""
+        return int(np.count_nonzero(np.abs(frame - other) > self.pixel_threshold))
+
+    def _unread_change(self, frame: np.ndarray) -> bool:
+        at_read = self._at_read
+        if at_read is None or at_read.shape != frame.shape:
+            return False
+        return self._changed_pixels(frame, at_read) >= self.change_pixels

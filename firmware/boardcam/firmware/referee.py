@@ -144,8 +144,10 @@ class Verdict:
 
 #: an accepted structure read as gone counts only this surely (see Referee._bar)
 REMOVAL_CONFIDENCE = 0.95
-#: ...and a new structure on an icon lot that rule 5 still keeps free this surely (see Referee._bar)
+#: ...and a new structure on an icon lot that the tile's rules keep free this surely (see Referee._bar)
 ICON_ARRIVAL_CONFIDENCE = 0.93
+#: the rules about what may go on a lot of a tile (colour: 2 and 3; the icon lot last: 5)
+TILE_RULES = frozenset({2, 3, 5})
 CLEAR_ALREADY = "Clear already? Press score."  # the setup's way past print read as pieces
 # A tile read at least this surely at setup keeps its icon and guild when play goes on past a
 # warning about them for one move (see Referee._played_past_layout): then the warning more likely
@@ -889,7 +891,17 @@ class Referee:
 
     def _icon_kept_free(self, lot: int, structure: Mapping[str, Any]) -> bool:
         """Whether ``lot`` is its tile's icon lot, as the setup read it surely enough not to ask,
-        and rule 5 forbids building ``structure`` (position JSON) there now.
+        and the tile's rules (``TILE_RULES``) forbid building ``structure`` (position JSON) there now.
+
+        Rule 5 most often, but not only: under a new lamp a green ring icon
+        read as a black dome breaks rule 2 before rule 5 is asked (made-up-art
+        game 2105: read at 0.83 beside a real move, the two taken as "2
+        structures at once", and the game held up for good).  An illegal
+        build on a print shaped like a piece is rarer than the print read as
+        one.  Not the turn order, though: that breaks when the referee missed
+        a move, and a real piece it then holds up is a second move lost
+        (made-up-art game 1904: a red dome read at 0.92 on an icon lot while
+        the black coin before it still read unsurely).
 
         Why the setup's doubt matters: on a tile it asked the players to
         check, the icon may well be elsewhere, and a piece on the lot taken
@@ -902,7 +914,7 @@ class Referee:
         if not self.accepted.is_icon(lot) or self._unsure_at_setup(TILE_OF[lot]):
             return False
         move = Move(self.game.turn, lot, Piece(structure["kind"], structure["color"]))
-        return any(v.rule == 5 for v in self.game.violations(move))
+        return any(v.rule in TILE_RULES for v in self.game.violations(move))
 
     def _looking(self, unsure: list[str]) -> Outputs:
         base = self._turn_screen()

@@ -324,7 +324,8 @@ def create_loop(
             log.info("resumed %s at ply %d", unfinished.name, game.ply)
     motion = MotionDetector(pixel_threshold=config.motion.pixel_threshold,
                             motion_fraction=config.motion.motion_fraction,
-                            still_frames=config.motion.still_frames)
+                            still_frames=config.motion.still_frames,
+                            change_pixels=config.motion.change_pixels)
     extra: dict[str, Any] = {"sleep": sleep} if sleep is not None else {}
     loop = RefereeLoop(
         source, referee, reader,
