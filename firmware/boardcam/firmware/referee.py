@@ -1277,7 +1277,7 @@ class Referee:
         if move.lot is None or not violations:
             return None
         rules = {v.rule for v in violations}
-        if not rules & {2, 3} or not rules <= {2, 3, 5}:
+        if not rules & {2, 3} or not rules <= TILE_RULES:
             return None
         tile_lot = TILE_OF[move.lot]
         if not self._unsure_at_setup(tile_lot):
@@ -1382,7 +1382,7 @@ class Referee:
         if verdict is None or warned is None or warned.lot is None or not verdict.violations:
             return None
         rules = {v.rule for v in verdict.violations}
-        if not rules <= {2, 3, 5}:
+        if not rules <= TILE_RULES:
             return None
         assert self.game is not None and self.accepted is not None
         structures, old = after.structures, self.accepted.structures
