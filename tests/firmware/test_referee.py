@@ -156,6 +156,45 @@ def test_a_board_that_is_no_move_cannot_be_accepted(game, boards):
     assert referee.game.ply == 4
 
 
+def test_a_long_press_takes_moves_played_on_past_a_stuck_warning_as_the_board_stands(game, boards):
+    """Five structures at once are more than a catch-up guesses at: a red light that no move of the
+    players clears.  The fix offers the long press, which takes the board as it stands: five moves
+    in a legal order, turn by turn, the log replaying to the same game."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    referee = Referee(confirm_reads=1)
+    records = [*referee.observe(seen(boards[0])).records, *referee.press(ButtonEvent.SCORE).records]
+    for doc in boards[1:5]:
+        records += referee.observe(seen(doc)).records
+    out = referee.observe(seen(boards[9]))
+    assert out.light is Light.RED and "5 structures appeared at once" in out.screen.lines[0]
+    assert "hold new game to take it as it is" in out.screen.fix
+    out = referee.press(ButtonEvent.ACCEPT)
+    assert out.light is Light.GREEN and referee.phase is Phase.PLAYING and referee.game.ply == 9
+    assert referee.game.position == game_after(game, 9).position
+    assert [r["type"] for r in out.records] == ["move"] * 5 and all(r["caught_up"] for r in out.records)
+    assert out.screen.lines[0].startswith("5 moves taken as the board stands")
+    assert game_from_records(records + list(out.records)).moves == referee.game.moves
+    assert referee.observe(seen(boards[10])).light is Light.GREEN and referee.game.ply == 10
+
+
+def test_a_long_press_takes_a_board_no_legal_order_makes_as_house_rulings(game, boards):
+    """The same with the moves played on breaking a rule: the long press still takes the board,
+    the moves no order makes legal recorded as house rulings with their violations."""
+    referee = started(boards, 4)
+    doc = copy.deepcopy(boards[9])
+    for lot in set(doc["structures"]) - set(boards[4]["structures"]):
+        doc["structures"][lot] = {"kind": "dome", "color": "black"}  # five black domes: never legal
+    assert referee.observe(seen(doc)).light is Light.RED
+    out = referee.press(ButtonEvent.ACCEPT)
+    assert out.light is Light.GREEN and referee.game.ply == 9
+    assert referee.accepted.to_json()["structures"] == doc["structures"]
+    assert "override" in [r["type"] for r in out.records]
+    assert all(r["violations"] for r in out.records if r["type"] == "override")
+    assert [r["move"]["player"] for r in out.records] == ["white", "black"] * 2 + ["white"] \
+        if game.moves[4].player == "white" else ["black", "white"] * 2 + ["black"]
+
+
 def test_an_unsure_reading_looks_again_and_never_warns(game, boards):
     referee = Referee(max_looks=2, confirm_reads=1)
     for doc in boards[:5]:
@@ -966,6 +1005,27 @@ def test_a_doubtful_structure_beside_a_sure_move_is_left_out_when_the_move_alone
     assert name not in referee.accepted.to_json()["structures"]
     for _ in range(3):
         out = referee.observe(seen(doc, {name: 0.8}))
+        assert out.light is not Light.RED and referee.game.ply == 4
+
+
+def test_several_doubtful_structures_beside_a_sure_move_are_all_left_out(game, boards):
+    """A lamp change reads three lots' print as towers at 0.8-0.88 as the next move goes down:
+    four structures at once, and no one of the doubtful ones left out makes a move.  Left out
+    together, the sure one is the move; the phantom lots then need a sure reading to count."""
+    referee, new_lot = _three_plies_in(boards)
+    shown = copy.deepcopy(boards[4])
+    icons = {tile["icon"] for tile in boards[0]["tiles"].values()}
+    phantoms = [name for name in LOT_NAMES if name not in boards[-1]["structures"] and name not in icons][:3]
+    read = {}
+    for name, confidence in zip(phantoms, (0.8, 0.85, 0.88)):
+        shown = with_structure(shown, LOT_NAMES.index(name), "tower", "green")
+        read[name] = confidence
+    out = referee.observe(seen(shown, read))
+    assert out.light is Light.GREEN and not referee.verdict
+    assert referee.game.moves == game.moves[:4]
+    assert not set(phantoms) & set(referee.accepted.to_json()["structures"])
+    for _ in range(3):
+        out = referee.observe(seen(shown, read))
         assert out.light is not Light.RED and referee.game.ply == 4
 
 

@@ -1019,25 +1019,54 @@ class Referee:
             return None  # (with doubtful extras: one move beside a phantom, _without_doubtful_arrival)
         return moves
 
-    def _caught_up(self, moves: list[Move]) -> Outputs:
-        """Accept ``moves``, which appeared at once, in turn."""
+    def _moves_to_board_as_it_stands(self, after: Position) -> list[Move] | None:
+        """Moves, turn by turn, from the accepted board to ``after``: a legal order if the search
+        finds one, else any order that gives each new cap to its owner; None when ``after``
+        took a structure away or changed one (no moves make that).
+
+        Why: a long press on a board that is no single move (several
+        structures at once, more than a catch-up guesses at) is the players
+        saying the board is right.  Without it, moves played on while a
+        warning stood pile up, and the referee never sees a legal board
+        again: the only way out was to give up the game.
+        """
+        assert self.game is not None and self.accepted is not None
+        old, new = self.accepted.structures, after.structures
+        if not set(old) <= set(new) or any(old[lot].with_cap(None) != new[lot].with_cap(None) for lot in old):
+            return None
+        added = self._arrival_order(sorted(set(new) - set(old)))
+        caps = _new_caps(old, new)
+        if not added:
+            return None
+        return _legal_sequence(self.game.copy(), added, caps, new, self._caps_seen_with()) \
+            or _legal_sequence(self.game.copy(), added, caps, new, judged=False)
+
+    def _caught_up(self, moves: list[Move], *, ruled: bool = False) -> Outputs:
+        """Accept ``moves``, which appeared at once, in turn (``ruled``: as the players' long press
+        took them, each one that breaks a rule a house ruling)."""
         assert self.game is not None
         added = [move.lot for move in moves if move.lot is not None]
         records: list[dict[str, Any]] = []
         seen_at = [self._first_seen.get(lot) for lot in added]
         self._arrived_together.update(lot for lot, at in zip(added, seen_at) if seen_at.count(at) > 1)
         for move in moves:
+            violations = self.game.violations(move) if ruled else []
             self.game.push(move)
             if move.lot is not None:
                 self._support[move.lot] = 1
             self._note_accepted(move)
-            records.append({"type": "move", "ply": self.game.ply, "move": move_to_json(move),
-                            "position": self.game.position.to_json(), "caught_up": True})
+            record: dict[str, Any] = {"type": "override" if violations else "move", "ply": self.game.ply,
+                                      "move": move_to_json(move), "position": self.game.position.to_json(),
+                                      "caught_up": True}
+            if violations:
+                record["violations"] = [v.to_json() for v in violations]
+            records.append(record)
         self.accepted = self.game.position.copy()
         self.verdict = None
         self.phase = Phase.PLAYING
         self.board_moved()
-        self.note = f"{len(moves)} moves at once: " + "; ".join(_move_words(m) for m in moves)
+        self.note = f"{len(moves)} moves {'taken as the board stands' if ruled else 'at once'}: " \
+            + "; ".join(_move_words(m) for m in moves)
         if self.game.is_over():
             return self._finished_with(*records)
         return self._emit(Light.GREEN, self._turn_screen(), records=tuple(records))
@@ -1439,17 +1468,21 @@ class Referee:
         return self._noted(outputs, f" ({'; '.join(mended)}){words}", tuple(records))
 
     def _without_doubtful_arrival(self, after: Position) -> Outputs | None:
-        """A board that is no move, which is one legal move without one new structure read doubtfully;
-        None when not exactly one such structure makes it so.
+        """A board that is no move, which is one legal move without the new structures read
+        doubtfully (all of them, or all but one); None unless exactly one such choice makes it so.
 
         Why: two structures appearing at once is no turn.  When one of them is
         read surely and the other only doubtfully (a shade or a lamp change
         read as a black coin beside a real move), the sure one alone being a
         legal move says what happened.  Taking it is better than a red light
         that no move of the players can clear: the phantom stays read, so
-        every later board would be wrong too.  The doubtful lot is then held
-        at ``RETRACTED_CONFIDENCE``, as a build taken back is, and a real
-        piece there counts once it reads that surely.
+        every later board would be wrong too.  A lamp change can make several
+        such phantoms at once (made-up-art game 2004: three towers read at
+        0.80-0.90 on a blue tile's print beside a real dome), so all of them
+        go, not just one; the one real piece among them, if any, is the one
+        whose keeping leaves a legal move.  Each left-out lot is then held at
+        ``RETRACTED_CONFIDENCE``, as a build taken back is, and a real piece
+        there counts once it reads that surely.
 
         A structure that stood, read too unsurely to count, while the last
         move was accepted is as doubtful however surely it reads now: print
@@ -1462,19 +1495,21 @@ class Referee:
         """
         assert self.game is not None and self.accepted is not None
         old = self.accepted.structures
+        doubtful = [lot for lot in after.structures if lot not in old
+                    and (self._best_confidence(lot) < DOUBTFUL_MOVE or self._stood_unread(lot, after))]
         options = []
-        for lot in after.structures:
-            if lot in old or (self._best_confidence(lot) >= DOUBTFUL_MOVE and not self._stood_unread(lot, after)):
-                continue
-            move = self._one_legal_move_without(after, lot)
+        for kept in (None, *doubtful):
+            left_out = [lot for lot in doubtful if lot != kept]
+            move = self._legal_move_to(_without(after, *left_out)) if left_out else None
             if move is not None:
-                options.append((lot, move))
+                options.append((left_out, move))
         if len(options) != 1:
             return None
-        lot, move = options[0]
+        left_out, move = options[0]
         if not self._confirmed(after):
             return self._look_again()
-        self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), RETRACTED_CONFIDENCE)
+        for lot in left_out:
+            self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), RETRACTED_CONFIDENCE)
         return self._accept(move, override=False)
 
     def _stood_unread(self, lot: int, after: Position) -> bool:
@@ -1746,6 +1781,9 @@ class Referee:
         if self.phase is not Phase.ILLEGAL or self.verdict is None:
             return self._emit(self._outputs.light, self._outputs.screen)
         if self.verdict.move is None:
+            moves = self._moves_to_board_as_it_stands(self.verdict.observed)
+            if moves is not None:
+                return self._caught_up(moves, ruled=True)
             screen = self._verdict_screen(self.verdict)
             screen = Screen(screen.kind, screen.title, screen.lines,
                             players=screen.players, turn=screen.turn, lot=screen.lot,
@@ -1816,6 +1854,8 @@ class Referee:
         if move is None or move.lot is None or move.piece is None:
             if any(v.rule == 6 for v in verdict.violations):
                 return "take the cap off again"
+            if move is None and self._moves_to_board_as_it_stands(verdict.observed) is not None:
+                return "put the board back as it was, or hold new game to take it as it is"
             return "put the board back as it was"
         rules = {v.rule for v in verdict.violations}
         if rules == {6} and move.cap is not None:
@@ -1962,9 +2002,9 @@ def _new_caps(before: Mapping[int, Structure], after: Mapping[int, Structure]) -
     return [lot for lot, s in after.items() if s.cap is not None and (lot not in before or before[lot].cap is None)]
 
 
-def _without(position: Position, lot: int) -> Position:
-    """``position`` with ``lot``'s structure left out."""
-    return Position(position.tiles, {k: s for k, s in position.structures.items() if k != lot})
+def _without(position: Position, *lots: int) -> Position:
+    """``position`` with the structures of ``lots`` left out."""
+    return Position(position.tiles, {k: s for k, s in position.structures.items() if k not in lots})
 
 
 def _replayed(tiles: Mapping[int, Tile], game: Game) -> Game | None:
@@ -1991,10 +2031,11 @@ def _legal_from(game: Game, undo: int, moves: tuple[Move, ...]) -> bool:
 
 def _legal_sequence(game: Game, lots: list[int], caps: list[int],
                     target: Mapping[int, Any], prefer: Mapping[int, int | None] | None = None,
-                    ) -> list[Move] | None:
+                    *, judged: bool = True) -> list[Move] | None:
     """Some order of builds on ``lots`` (turn by turn, with the new caps placed by
     their owners) that is legal from ``game`` and ends exactly at ``target``.
     ``lots`` are tried in the order given, and a lot's cap in ``prefer`` first.
+    ``judged=False``: any such order, legal or not (the players' own ruling).
 
     Orders grow factorially with the lots; a search that has tried
     ``SEQUENCE_TRIES`` moves without finding one gives up (None), as a
@@ -2010,7 +2051,8 @@ def _legal_sequence(game: Game, lots: list[int], caps: list[int],
         for lot in lots:
             piece = target[lot].piece
             own_caps = [c for c in caps if target[c].cap == mover]
-            options: list[int | None] = [None, *own_caps]
+            # a ruling takes any order, so each cap goes on as early as it can: fewer dead ends
+            options: list[int | None] = [None, *own_caps] if judged else [*own_caps, None]
             wanted = (prefer or {}).get(lot)
             if wanted in own_caps:
                 options = [wanted, *[o for o in options if o != wanted]]
@@ -2021,7 +2063,7 @@ def _legal_sequence(game: Game, lots: list[int], caps: list[int],
                     return None
                 tries -= 1
                 move = Move(mover, lot, piece, cap)
-                if game.violations(move):
+                if judged and game.violations(move):
                     continue
                 game.push(move)
                 rest = search([x for x in lots if x != lot], [c for c in caps if c != cap])
