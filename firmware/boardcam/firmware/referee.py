@@ -153,6 +153,9 @@ CLEAR_ALREADY = "Clear already? Press score."  # the setup's way past print read
 # warning about them for one move (see Referee._played_past_layout): then the warning more likely
 # comes from a build the referee missed, or misread, than from the tile...
 TILE_CERTAIN = 0.99
+#: a build the colour rules forbid on a tile read less surely than this at setup, with a swap partner the
+#: setup asked about, is the players saying what the tile is (see Referee._recolour_tile)
+TILE_DOUBTED = 0.9
 #: ...but not when it goes on for this many moves, all legal on the tile mended
 PLAYED_PAST_CERTAIN = 2
 #: a move accepted less surely than this may be taken back when the turn order later shows it never
@@ -1281,9 +1284,9 @@ class Referee:
 
     def _recolour_tile(self, move: Move, violations: list[Violation]) -> Outputs | None:
         """A move whose only faults are the colour rules (2 and 3), with or without rule 5, on a tile
-        read unsurely at setup, accepted with that tile in the likeliest other guild (and, if rule 5
-        was broken too, its icon on the likeliest other lot) that keeps the whole game legal; None
-        when there is none.
+        read below ``TILE_DOUBTED`` at setup, accepted with that tile in the likeliest other guild
+        (and, if rule 5 was broken too, its icon on the likeliest other lot) that keeps the whole
+        game legal; None when there is none.
 
         Why: as for an icon (``_reseat_icon``), the app cannot accuse the
         players on the strength of a tile it asked them to check, and a
@@ -1301,7 +1304,12 @@ class Referee:
         the old one (the likeliest such) moves back to it.  With no such
         tile the layout would hold six of a guild, and the move is judged
         as read (made-up-art game 401: a real red dome on a black tile read
-        at 0.6 was taken that way and its warning missed).
+        at 0.6 was taken that way and its warning missed).  The partner
+        must be a tile the setup asked about (below ``min_confidence``);
+        the built tile need only be read below ``TILE_DOUBTED``: made-up-art
+        game 2202 read two blue tiles green at 0.77 and 0.89 and two green
+        ones blue at 0.70 and 0.50, and its first blue dome on the tile read
+        at 0.77 was warned about, and every move after it too.
         """
         if move.lot is None or not violations:
             return None
@@ -1309,7 +1317,7 @@ class Referee:
         if not rules & {2, 3} or not rules <= TILE_RULES:
             return None
         tile_lot = TILE_OF[move.lot]
-        if not self._unsure_at_setup(tile_lot):
+        if not self._read_below(tile_lot, TILE_DOUBTED):
             return None
         for changed, icon, replay in self._recolourings(tile_lot, move, partner_below=self.min_confidence,
                                                         icons=self._icon_choices(tile_lot, rules)):
