@@ -153,11 +153,11 @@ CLEAR_ALREADY = "Clear already? Press score."  # the setup's way past print read
 # warning about them for one move (see Referee._played_past_layout): then the warning more likely
 # comes from a build the referee missed, or misread, than from the tile...
 TILE_CERTAIN = 0.99
+#: ...but not when it goes on for this many moves, all legal on the tile mended
+PLAYED_PAST_CERTAIN = 2
 #: a build the colour rules forbid on a tile read less surely than this at setup, with a swap partner the
 #: setup asked about, is the players saying what the tile is (see Referee._recolour_tile)
 TILE_DOUBTED = 0.9
-#: ...but not when it goes on for this many moves, all legal on the tile mended
-PLAYED_PAST_CERTAIN = 2
 #: a move accepted less surely than this may be taken back when the turn order later shows it never
 #: happened (see Referee._retract_doubtful); a lot so retracted then counts a build only this surely
 DOUBTFUL_MOVE = 0.9
@@ -1863,7 +1863,7 @@ class Referee:
             if any(v.rule == 6 for v in verdict.violations):
                 return "take the cap off again"
             if move is None and self._moves_to_board_as_it_stands(verdict.observed) is not None:
-                return "put the board back as it was, or hold new game to take it as it is"
+                return "put it back, or hold new game to take it as it is"  # (3 lines on the small display)
             return "put the board back as it was"
         rules = {v.rule for v in verdict.violations}
         if rules == {6} and move.cap is not None:
