@@ -1010,14 +1010,10 @@ class Referee:
     def _missed_moves(self, after: Position) -> list[Move] | None:
         """The moves, turn by turn, that make the accepted board ``after`` when two or three
         structures appeared at once (see ``_catch_up``); None when no order is legal."""
-        assert self.game is not None and self.accepted is not None
-        old, new = self.accepted.structures, after.structures
-        added = self._arrival_order(sorted(set(new) - set(old)))
-        if not 2 <= len(added) <= MAX_CATCH_UP or not set(old) <= set(new):
+        added = self._added_since_accepted(after)
+        if added is None or not 2 <= len(added) <= MAX_CATCH_UP:
             return None
-        if any(old[lot].with_cap(None) != new[lot].with_cap(None) for lot in old):
-            return None
-        moves = _legal_sequence(self.game.copy(), added, _new_caps(old, new), new, self._caps_seen_with())
+        moves = self._sequence_to(after, added)
         if moves is None or self._doubtful_extras(after, added):
             return None  # (with doubtful extras: one move beside a phantom, _without_doubtful_arrival)
         return moves
@@ -1033,16 +1029,29 @@ class Referee:
         warning stood pile up, and the referee never sees a legal board
         again: the only way out was to give up the game.
         """
-        assert self.game is not None and self.accepted is not None
+        added = self._added_since_accepted(after)
+        if not added:
+            return None
+        return self._sequence_to(after, added) or self._sequence_to(after, added, judged=False)
+
+    def _added_since_accepted(self, after: Position) -> list[int] | None:
+        """The lots ``after`` built on since the accepted board, in the order the camera first saw
+        them; None when it took a structure away or changed one, which no moves make (a cap put on
+        is part of a move)."""
+        assert self.accepted is not None
         old, new = self.accepted.structures, after.structures
         if not set(old) <= set(new) or any(old[lot].with_cap(None) != new[lot].with_cap(None) for lot in old):
             return None
-        added = self._arrival_order(sorted(set(new) - set(old)))
-        caps = _new_caps(old, new)
-        if not added:
-            return None
-        return _legal_sequence(self.game.copy(), added, caps, new, self._caps_seen_with()) \
-            or _legal_sequence(self.game.copy(), added, caps, new, judged=False)
+        return self._arrival_order(sorted(set(new) - set(old)))
+
+    def _sequence_to(self, after: Position, added: list[int], *, judged: bool = True) -> list[Move] | None:
+        """Builds on ``added``, turn by turn, with the new caps placed by their owners, from the
+        accepted board to ``after`` (``_legal_sequence``): a legal order, each cap first seen with a
+        build tried with it first; not ``judged``, any order."""
+        assert self.game is not None and self.accepted is not None
+        caps = _new_caps(self.accepted.structures, after.structures)
+        prefer = self._caps_seen_with() if judged else None
+        return _legal_sequence(self.game.copy(), added, caps, after.structures, prefer, judged=judged)
 
     def _caught_up(self, moves: list[Move], *, ruled: bool = False) -> Outputs:
         """Accept ``moves``, which appeared at once, in turn (``ruled``: as the players' long press
