@@ -44,6 +44,7 @@ def fake_vision(monkeypatch):
                                tile_confidence={"A1": calls.get("tile_confidence", 0.95)},
                                occluded=calls.get("occluded", False),
                                occluded_lots=calls.get("occluded_lots", ()),
+                               lot_lab=calls.get("lot_lab"),
                                pose=pose or calls.get("found") or FakePose("found"))
 
     def empty_board_reference(image, pose, **kwargs):
@@ -154,6 +155,49 @@ def test_a_cover_that_stays_put_while_the_board_moves_is_no_hand(fake_vision):
     reader(IMAGE)
     reader.board_moved()
     fake_vision["occluded_lots"] = ("F4", "G4", "F5", "G5", "F6")
+    assert reader(IMAGE).occluded
+
+
+def _lots_looking(grey: float = 50.0, changed: tuple[str, ...] = ()) -> np.ndarray:
+    """Every lot's look, as a reading's lot_lab: a plain grey, and ``changed`` lots a strong red."""
+    from boardcam.engine.aliencity import parse_lot
+
+    look = np.zeros((80, 8, 8, 3), np.float32)
+    look[..., 0] = grey
+    for name in changed:
+        look[parse_lot(name)] = (50.0, 60.0, 40.0)
+    return look
+
+
+HAND_SIZED = ("E4", "F4", "G4", "E5", "F5", "G5", "E6", "F6")
+
+
+def test_a_hand_sized_cover_whose_picture_stays_the_same_while_the_board_moves_is_no_hand(fake_vision):
+    """After a lamp change the board network can see a hand over half the board on every still
+    frame; its picture does not change while moves are played elsewhere, as a hand's would."""
+    reader = VisionReader(None)
+    reader(IMAGE)
+    fake_vision["occluded"] = True
+    fake_vision["occluded_lots"] = HAND_SIZED
+    fake_vision["lot_lab"] = _lots_looking()
+    assert reader(IMAGE).occluded
+    reader.board_moved()
+    fake_vision["lot_lab"] = _lots_looking(changed=("A1",))  # a move elsewhere, the cover as it was
+    assert not reader(IMAGE).occluded
+
+
+def test_a_hand_sized_cover_whose_picture_changes_stays_a_hand(fake_vision):
+    reader = VisionReader(None)
+    reader(IMAGE)
+    fake_vision["occluded"] = True
+    fake_vision["occluded_lots"] = HAND_SIZED
+    fake_vision["lot_lab"] = _lots_looking()
+    reader(IMAGE)
+    reader.board_moved()
+    fake_vision["lot_lab"] = _lots_looking(changed=("F5",))  # the hand shifted over one of its lots
+    assert reader(IMAGE).occluded
+    reader.board_moved()
+    fake_vision["lot_lab"] = None  # a reading with no looks to compare: a hand, as before
     assert reader(IMAGE).occluded
 
 
