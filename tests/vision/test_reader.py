@@ -205,6 +205,37 @@ def test_only_sure_answers_are_kept_and_a_sure_new_answer_wins():
     assert len(kept) >= 70
 
 
+def test_a_kept_answer_the_frame_now_doubts_is_reported_with_that_doubt(monkeypatch):
+    """A black dome on a black tile may change a lot's look less than the bar and show only as the
+    network's doubt about "empty": that doubt is reported (with its runner-up), not hidden behind
+    the earlier sure answer.  The everyday wobble of an unchanged lot (0.9 to 0.99, reported at
+    0.899) keeps the answer."""
+    from boardcam.vision import empty_board_reference
+
+    empty = scene({}, edition="B", table="plain")
+    board = scene(PIECES, edition="B", table="plain")
+    pose, _ = _truth_pose(board)
+    reference = empty_board_reference(empty.image, pose)
+    first = read_board(board.image, pose=pose, reference=reference)
+    doubted, wobbly = _lot("A2"), _lot("B2")
+    assert first.lots[doubted].kind is None and first.lot_confidence["A2"] >= 0.9
+    decide = reader_module.decide_lots
+
+    def doubting(analysis):
+        lots = dict(decide(analysis))
+        lots[doubted] = dataclasses.replace(lots[doubted], confidence=0.6)
+        lots[wobbly] = dataclasses.replace(lots[wobbly], confidence=0.95)
+        return lots
+
+    monkeypatch.setattr(reader_module, "decide_lots", doubting)
+    again = read_board(board.image, pose=pose, reference=reference, previous=first)
+    assert again.lots[doubted] is not first.lots[doubted]
+    assert again.lot_confidence["A2"] < 0.75  # the doubt, as this frame sees it
+    assert "A2" in again.runners_up
+    assert again.lots[wobbly] is first.lots[wobbly]
+    assert again.lot_confidence["B2"] == first.lot_confidence["B2"]
+
+
 @pytest.mark.parametrize("yaw", [10.0, 190.0])
 def test_a_mat_gives_the_corners_and_the_reader_names_them(yaw):
     """Markers fix where the array is; A1 is still the end of the lower short edge, and a

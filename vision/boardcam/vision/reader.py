@@ -833,17 +833,27 @@ def _believed_empty(previous: Reading | None) -> np.ndarray | None:
 
 SURE = 0.9  # calibrated confidence of an answer worth keeping
 LEANS = 0.5  # calibrated confidence from which a fresh answer that differs overrides a kept one
+#: calibrated confidence below which a fresh reading of the very answer kept doubts it: reported, not kept
+#: (the app's default bar for asking about a lot; a network probability of 0.9 to 0.99, reported at 0.899,
+#: is the everyday noise of an unchanged lot and keeps its answer)
+DOUBTS = 0.75
 
 
 def _reads_otherwise(fresh: LotReading, confidence: float, kept: LotReading) -> bool:
-    """Whether this frame reads the lot as something else than the answer it would keep, more likely than not.
+    """Whether this frame doubts the answer the lot would keep: it reads something else, more
+    likely than not, or the same answer with real doubt (below DOUBTS).
 
-    Why not only when sure: a black dome on a dark tile changes the look
-    less than the bar, and a reading that leans to "dome" is then worth an
-    unsure answer (the app looks again) rather than the old sure "empty".
+    Why not only when it reads otherwise surely: a black dome on a dark
+    tile changes the look less than the bar, and a reading that leans to
+    "dome" is then worth an unsure answer (the app looks again) rather than
+    the old sure "empty".  Why the same answer unsurely: the network may
+    see such a dome only as doubt ("empty" 0.64, "black dome" 0.36 in
+    made-up-art game 2002), and the app takes a faint build from that doubt
+    and its runner-up, which the old sure "empty" hid: the move went
+    unseen and every later move went to the other player.
     """
     same = (fresh.kind, fresh.colour, fresh.cap) == (kept.kind, kept.colour, kept.cap)
-    return not same and confidence >= LEANS
+    return confidence < DOUBTS if same else confidence >= LEANS
 
 
 SAME_POSE_PX = 1.0  # corners further apart than this: the lots are sampled elsewhere, compare nothing
