@@ -25,6 +25,9 @@ class FakePose:
     def to_json(self):
         return {"corners_px": self.corners}
 
+    def ordered(self):
+        return [tuple(self.corners[k]) for k in ("A1", "H1", "H10", "A10")]
+
 
 @pytest.fixture
 def fake_vision(monkeypatch):
@@ -52,15 +55,19 @@ def fake_vision(monkeypatch):
         calls["reference_tiles"] = kwargs.get("tiles")
         return "reference"
 
-    def align_to_reference(image, pose, reference, intrinsics=None, structures=None):
+    def align_to_reference(image, pose, reference, intrinsics=None, structures=None, halves_agree=False):
+        if halves_agree:  # following a small knock
+            calls.setdefault("knock_checks", []).append(pose)
+            return calls.get("knocked") or pose
         calls.setdefault("aligned", []).append(pose)
         return FakePose("aligned", pose.to_json()["corners_px"])
 
     monkeypatch.setattr(boardcam.vision, "read_board", read_board)
     monkeypatch.setattr(boardcam.vision, "empty_board_reference", empty_board_reference)
+
     monkeypatch.setattr(boardcam.vision.align, "align_to_reference", align_to_reference)
     monkeypatch.setattr(drift, "drift_reference", lambda image, corners, intrinsics=None: "drift reference")
-    monkeypatch.setattr(drift, "check_drift", lambda ref, image: SimpleNamespace(moved=calls["drift"] == "moved"))
+    monkeypatch.setattr(drift, "check_drift", lambda ref, image: SimpleNamespace(moved=calls["drift"] == "moved", status=calls["drift"]))
     return calls
 
 
@@ -199,6 +206,53 @@ def test_a_hand_sized_cover_whose_picture_changes_stays_a_hand(fake_vision):
     reader.board_moved()
     fake_vision["lot_lab"] = None  # a reading with no looks to compare: a hand, as before
     assert reader(IMAGE).occluded
+
+
+def _shifted(pose, dx):
+    return FakePose("knocked", {k: [x + dx, y] for k, (x, y) in pose.to_json()["corners_px"].items()})
+
+
+def test_a_knock_the_drift_check_cannot_vouch_for_moves_the_pose(fake_vision):
+    """When the drift check cannot tell (a board filling the frame leaves it few anchors), the
+    board is registered on the reference after motion; a shift of a few pixels is a knock: the
+    frame is read where the board now lies, from scratch.  A steady check is trusted."""
+    reader = VisionReader(None)
+    fake_vision["board"] = "empty"
+    reader(IMAGE)  # the search, and the empty board kept as the reference
+    reader(IMAGE)
+    pose = fake_vision["reads"][-1]["pose"]
+    fake_vision["board"] = "played"
+    fake_vision["knocked"] = _shifted(pose, 3.0)
+    reader.board_moved()
+    reader(IMAGE)  # the drift check says steady: no registration
+    assert "knock_checks" not in fake_vision and fake_vision["reads"][-1]["pose"] is pose
+    fake_vision["drift"] = "unsure"
+    fake_vision["knocked"] = _shifted(pose, 0.8)  # registration noise, not a knock
+    reader.board_moved()
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["pose"] is pose
+    fake_vision["knocked"] = _shifted(pose, 3.0)
+    reader.board_moved()
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["pose"].name == "knocked"
+    assert fake_vision["reads"][-1]["previous"] is None  # every lot is sampled elsewhere now
+    checks = len(fake_vision["knock_checks"])
+    reader(IMAGE)  # nothing moved since: no registration, the new pose kept
+    assert len(fake_vision["knock_checks"]) == checks
+    assert fake_vision["reads"][-1]["pose"].name == "knocked"
+
+
+def test_no_knock_is_looked_for_under_a_hand(fake_vision):
+    reader = VisionReader(None)
+    fake_vision["board"] = "empty"
+    reader(IMAGE)
+    reader(IMAGE)
+    fake_vision["occluded"] = True
+    fake_vision["drift"] = "unsure"
+    fake_vision["knocked"] = _shifted(fake_vision["reads"][-1]["pose"], 3.0)
+    reader.board_moved()
+    reader(IMAGE)
+    assert "knock_checks" not in fake_vision
 
 
 def test_a_pose_found_under_a_hand_is_not_kept(fake_vision):

@@ -44,3 +44,43 @@ def test_a_frame_that_is_not_the_board_leaves_the_pose_as_it_was():
     reference = empty_board_reference(empty.image, truth, tiles=position["tiles"])
     noise = np.random.default_rng(0).integers(0, 255, empty.image.shape, dtype=np.uint8)
     assert align_to_reference(noise, truth, reference) is truth
+
+
+def _moved_frame(image: np.ndarray, dx: float = 0.0, dy: float = 0.0, turn_deg: float = 0.0) -> np.ndarray:
+    """The same frame after a knock of the camera: shifted by (dx, dy) pixels, turned about its centre."""
+    import cv2
+
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), turn_deg, 1.0)
+    m[:, 2] += (dx, dy)
+    return cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _setup(pieces=PIECES):
+    empty, played = scene({}, hand=None), scene(pieces, hand=None)
+    truth, position = _truth(played)
+    reference = empty_board_reference(empty.image, _truth(empty)[0], tiles=position["tiles"])
+    return played, truth, position, reference
+
+
+def test_a_small_knock_is_found_where_both_halves_of_the_board_agree():
+    played, truth, position, reference = _setup()
+    knocked = _moved_frame(played.image, dx=3.0, dy=-2.0)
+    found = align_to_reference(knocked, truth, reference, structures=position["structures"], halves_agree=True)
+    moved = BoardPose({k: (x + 3.0, y - 2.0) for k, (x, y) in truth.corners_px.items()})
+    assert _off_by(found, moved) < 0.6
+
+
+def test_a_still_board_keeps_its_pose():
+    played, truth, position, reference = _setup()
+    found = align_to_reference(played.image, truth, reference, structures=position["structures"], halves_agree=True)
+    assert found is truth or _off_by(found, truth) < 0.5
+
+
+def test_a_turn_no_shift_describes_is_left_to_the_search():
+    """Each half of a turned board is shifted its own way: a shift for the whole would be wrong."""
+    played, truth, position, reference = _setup()
+    turned = _moved_frame(played.image, turn_deg=3.0)
+    whole = align_to_reference(turned, truth, reference, structures=position["structures"])
+    assert _off_by(whole, truth) > 2.0  # one shift for the whole board: corners moved the wrong way
+    assert align_to_reference(turned, truth, reference, structures=position["structures"], halves_agree=True) is truth

@@ -33,6 +33,8 @@ ECC_STOP = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5)
 MIN_FREE_SHARE = 0.2
 #: a correction larger than this (tiles) is not a registration error but a wrong grid: the pose is kept
 MAX_SHIFT_TILES = 0.25
+#: the two halves of the board must agree on a knock's shift within this (pixels at ALIGN_TILE_PX)
+HALVES_AGREE_PX = 1.0
 
 
 def align_to_reference(
@@ -41,6 +43,8 @@ def align_to_reference(
     reference: EmptyBoardReference,
     intrinsics: CameraIntrinsics | None = None,
     structures: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    halves_agree: bool = False,
 ) -> BoardPose:
     """``pose`` moved so the frame's warped board lies on ``reference``; ``pose`` itself when that cannot be told.
 
@@ -48,11 +52,37 @@ def align_to_reference(
     registration must not look at.  A late game's towers lean over their
     neighbours and would pull the map toward themselves; a tower's lot and
     the lots around it, and a dome's lot, are left out.
+
+    ``halves_agree``: believe the shift only when the near and the far half
+    of the board, each registered on its own, agree on it (within
+    HALVES_AGREE_PX) -- for a pose that was not searched again, to follow a
+    small knock.  Why: on a still board a registration can lock a few pixels
+    off, pulled by a late game's pieces and their shadows or by a lamp that
+    changed since the reference, and a knock may turn the camera as well;
+    a shift moves the whole board alike, such a pull or a turn does not.
     """
     template = _lightness(reference.lots_at(ALIGN_TILE_PX // 2))
     mask = _empty_lots_mask(structures or {})
-    correction = _board_correction(image_bgr, pose, template, reference, intrinsics, mask)
-    return pose if correction is None else _corrected(pose, correction)
+    seen = _seen_lightness(image_bgr, pose, reference, intrinsics)
+    shift = _shift(template, seen, mask)
+    if shift is None or (halves_agree and not _halves_agree(template, seen, mask, shift)):
+        return pose
+    move = np.array([shift[0] / ALIGN_TILE_PX, -shift[1] / ALIGN_TILE_PX])  # board tile units, y up
+    if np.abs(move).max() > MAX_SHIFT_TILES:  # not a registration error but a wrong grid
+        return pose
+    return _corrected(pose, np.column_stack([np.eye(2), move]))
+
+
+def _halves_agree(template: np.ndarray, seen: np.ndarray, mask: np.ndarray, whole: tuple[float, float]) -> bool:
+    """Whether the near and the far half of the board, registered apart, each find ``whole``'s shift."""
+    middle = mask.shape[0] // 2
+    for half in (np.s_[:middle], np.s_[middle:]):
+        part = np.zeros_like(mask)
+        part[half] = mask[half]
+        shift = _shift(template, seen, part, share_of=mask.size // 2)
+        if shift is None or max(abs(shift[0] - whole[0]), abs(shift[1] - whole[1])) > HALVES_AGREE_PX:
+            return False
+    return True
 
 
 def _empty_lots_mask(structures: Mapping[str, Mapping[str, Any]]) -> np.ndarray:
@@ -74,33 +104,20 @@ def _lightness(lots: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(board_image(np.asarray(lots, np.float32))[..., 0])
 
 
-def _board_correction(image_bgr: np.ndarray, pose: BoardPose, template: np.ndarray,
-                      reference: EmptyBoardReference, intrinsics: CameraIntrinsics | None,
-                      mask: np.ndarray) -> np.ndarray | None:
-    """(2, 3) map in board tile units from where the reference is to where this frame shows it: a shift.
-
-    A shift is what a re-found grid is mostly off by, and ECC finds it
-    reliably with pieces about.  Fitting an affine map (ECC directly, or
-    through the shifts of the board's quarters) let the pieces pull the
-    corners pixels off on mid-game boards.
-    """
+def _seen_lightness(image_bgr: np.ndarray, pose: BoardPose, reference: EmptyBoardReference,
+                    intrinsics: CameraIntrinsics | None) -> np.ndarray:
+    """The frame's board warped at ALIGN_TILE_PX, balanced as the reference was: its lightness."""
     h, w = image_bgr.shape[:2]
-    geometry = build_warp(pose, (w, h), ALIGN_TILE_PX, intrinsics, 0)
-    warped = geometry.warp(image_bgr)
+    warped = build_warp(pose, (w, h), ALIGN_TILE_PX, intrinsics, 0).warp(image_bgr)
     gains = np.array(reference.white_balance) if reference.white_balance is not None else board_gains(warped)
-    seen = np.ascontiguousarray(to_lab(warped, gains)[..., 0])
-    shift = _shift(template, seen, mask)
-    if shift is None:
-        return None
-    move = np.array([shift[0] / ALIGN_TILE_PX, -shift[1] / ALIGN_TILE_PX])  # board tile units, y up
-    if np.abs(move).max() > MAX_SHIFT_TILES:
-        return None
-    return np.column_stack([np.eye(2), move])
+    return np.ascontiguousarray(to_lab(warped, gains)[..., 0])
 
 
-def _shift(template: np.ndarray, seen: np.ndarray, mask: np.ndarray) -> tuple[float, float] | None:
-    """Where ``template``'s print lies in ``seen`` (pixels), or None when too little of it is free or it does not lock."""
-    if cv2.countNonZero(mask) < MIN_FREE_SHARE * mask.size:
+def _shift(template: np.ndarray, seen: np.ndarray, mask: np.ndarray,
+           share_of: int | None = None) -> tuple[float, float] | None:
+    """Where ``template``'s print lies in ``seen`` (pixels), or None when too little of it is free
+    (of ``share_of`` pixels: the whole mask by default) or it does not lock."""
+    if cv2.countNonZero(mask) < MIN_FREE_SHARE * (share_of or mask.size):
         return None
     warp = np.eye(2, 3, dtype=np.float32)
     try:
