@@ -214,14 +214,18 @@ class VisionReader:
         return self._read_board(image, pose=aligned, reference=self._reference, **self._parts)
 
     def _nudged(self, image: np.ndarray, reading: Any) -> Any:
-        """The reading again at the pose registered on the reference, when the board now lies a
-        little off it (NUDGE_TILES or more): a knock too small for the drift check.
+        """The reading again at the pose registered on the reference, when the board now lies
+        NUDGE_PX or more off it: a knock the drift check (unsure after this motion) did not see.
 
-        Why: a knock of 3 or 4 pixels is within the drift check's tolerance
-        (and a board filling the frame's height leaves it few anchors), yet
-        every lot is then compared with its empty look a tenth of a lot
-        away, and printed edges read as pieces.  Registering on the
-        reference's print is absolute, so small knocks do not add up.
+        Why: a board filling the frame's height leaves the drift check few
+        anchors, and a knock of 3 or 4 pixels is within its tolerance anyway,
+        yet every lot is then compared with its empty look a tenth of a lot
+        away, and printed edges read as pieces (made-up-art game 2005: 20 of
+        38 moves).  The shift is believed only where both halves of the
+        board agree on it: a knock that turned the camera is not a shift.
+        Registering on the reference's print is absolute, so small knocks
+        do not add up.  A steady check is trusted: registering after every
+        motion cost printed game 100 eight moves.
         """
         if self._reference is None:
             return reading

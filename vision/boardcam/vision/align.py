@@ -53,6 +53,11 @@ def align_to_reference(
     neighbours and would pull the map toward themselves; a tower's lot and
     the lots around it, and a dome's lot, are left out.
 
+    The correction is one shift: it is what a re-found grid is mostly off
+    by, and ECC finds it reliably with pieces about.  Fitting an affine map
+    (ECC directly, or through the shifts of the board's quarters) let the
+    pieces pull the corners pixels off on mid-game boards.
+
     ``halves_agree``: believe the shift only when the near and the far half
     of the board, each registered on its own, agree on it (within
     HALVES_AGREE_PX) -- for a pose that was not searched again, to follow a

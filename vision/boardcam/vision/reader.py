@@ -602,7 +602,7 @@ def read_board(
             lot = int(index)
             if previous.lot_confidence[_lot_name(lot)] < SURE:
                 continue  # an unsure answer is no answer to keep: each new frame may read it better
-            if _reads_otherwise(lots[lot], lot_conf[_lot_name(lot)], previous.lots[lot]):
+            if _doubts_kept_answer(lots[lot], lot_conf[_lot_name(lot)], previous.lots[lot]):
                 continue  # a faint piece (a coin on its own colour) may change a lot less than the bar
             lots[lot] = previous.lots[lot]
             lot_conf[_lot_name(lot)] = previous.lot_confidence[_lot_name(lot)]
@@ -839,7 +839,7 @@ LEANS = 0.5  # calibrated confidence from which a fresh answer that differs over
 DOUBTS = 0.75
 
 
-def _reads_otherwise(fresh: LotReading, confidence: float, kept: LotReading) -> bool:
+def _doubts_kept_answer(fresh: LotReading, confidence: float, kept: LotReading) -> bool:
     """Whether this frame doubts the answer the lot would keep: it reads something else, more
     likely than not, or the same answer with real doubt (below DOUBTS).
 
