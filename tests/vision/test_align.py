@@ -26,9 +26,7 @@ def _nudged(pose: BoardPose) -> BoardPose:
 
 
 def test_a_pose_off_by_pixels_is_registered_on_the_empty_board_reference():
-    empty, played = scene({}, hand=None), scene(PIECES, hand=None)
-    truth, position = _truth(played)
-    reference = empty_board_reference(empty.image, _truth(empty)[0], tiles=position["tiles"])
+    played, truth, position, reference = _setup()
     nudged = _nudged(truth)
     aligned = align_to_reference(played.image, nudged, reference, structures=position["structures"])
     assert _off_by(nudged, truth) > 2.0

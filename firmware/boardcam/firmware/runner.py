@@ -55,6 +55,7 @@ class VisionReader:
         from boardcam.vision import empty_board_reference, read_board
         from boardcam.vision.align import align_to_reference
         from boardcam.vision.lots import changed_lots
+        from boardcam.vision.models import largest_corner_move
         from boardcam.vision.reader import HAND_LOTS, SEARCHED_VIEWS, SURE, layout_read
 
         self._read_board = read_board
@@ -65,6 +66,7 @@ class VisionReader:
         self._sure = SURE  # a structure read this surely means the board is not the empty one
         self._hand_lots = HAND_LOTS  # a cover this large is a hand unless its picture stays the same
         self._changed_lots = changed_lots
+        self._corner_move = largest_corner_move
         self._drift_reference = drift_reference
         self._check_drift = check_drift
         self._parts = _vision_parts(calibration)
@@ -231,10 +233,10 @@ class VisionReader:
             return reading
         aligned = self._align(image, reading.pose, self._reference, self._parts.get("intrinsics"),
                               structures=reading.position_dict.get("structures"), halves_agree=True)
-        if aligned is reading.pose or _largest_move(aligned, reading.pose) < self.NUDGE_PX:
+        moved = 0.0 if aligned is reading.pose else self._corner_move(aligned, reading.pose)
+        if moved < self.NUDGE_PX:
             return reading
-        log.info("the board lies %.1f pixels off its pose: reading it where it is",
-                 _largest_move(aligned, reading.pose))
+        log.info("the board lies %.1f pixels off its pose: reading it where it is", moved)
         self._previous = None  # every lot is sampled elsewhere now
         self._remember_pose(image, aligned)
         return self._read_board(image, pose=aligned, reference=self._reference, **self._parts)
@@ -303,11 +305,6 @@ class VisionReader:
         self._previous = None  # read the next board against the reference from scratch
         log.info("empty board kept as the reference%s", " (its unsure pieces taken for print)" if structures else "")
         return bool(structures)
-
-
-def _largest_move(pose: Any, other: Any) -> float:
-    """How far, in pixels, the corners of two poses lie apart at most."""
-    return float(np.abs(np.array(pose.ordered()) - np.array(other.ordered())).max())
 
 
 def vision_reader(calibration: Any = None) -> Reader:

@@ -147,6 +147,11 @@ class BoardPose:
         return cls({name: (float(p[0]), float(p[1])) for name, p in zip(CORNER_NAMES, points)})
 
 
+def largest_corner_move(pose: BoardPose, other: BoardPose) -> float:
+    """How far, in pixels along either axis, the corners of two poses lie apart at most."""
+    return max(abs(a - b) for p, q in zip(pose.ordered(), other.ordered()) for a, b in zip(p, q))
+
+
 @dataclass(frozen=True)
 class ColourStats:
     """Mean and covariance of one class of pixels in white-balanced Lab (OpenCV 8-bit scale)."""

@@ -47,6 +47,7 @@ from boardcam.vision.models import (
     BoardPose,
     CameraIntrinsics,
     EmptyBoardReference,
+    largest_corner_move,
 )
 from boardcam.vision.occlusion import Occlusion, find_occlusion
 from boardcam.vision.tiles import (
@@ -867,8 +868,7 @@ def _unchanged_since(previous: Reading | None, pose: BoardPose, seen: np.ndarray
     """
     if previous is None or previous.lot_lab is None or previous.lot_lab.shape != seen.shape or not previous.lots:
         return None
-    shift = np.abs(np.array(previous.pose.ordered()) - np.array(pose.ordered())).max()
-    if shift > SAME_POSE_PX:
+    if largest_corner_move(previous.pose, pose) > SAME_POSE_PX:
         return None
     kept = ~lots_stage.changed_lots(seen, previous.lot_lab)
     for name in previous.occluded_lots:
