@@ -984,6 +984,93 @@ def test_a_cap_read_surely_is_not_taken_off(game, boards):
     assert out.light is Light.RED and referee.game.moves[p] == capped
 
 
+def _dome_misread_as_a_tower_until_supply_runs_out():
+    """A game with a dome (move index p) that, taken for a tower of its colour, leaves every move legal
+    until its player builds one such tower too many (move index q): (game, p, q, the misread move)."""
+    from boardcam.engine.aliencity import Piece
+
+    for seed in range(200):
+        game = played_game(seed)
+        for p, real in enumerate(game.moves):
+            if real.lot is None or real.piece.kind != "dome" or real.piece.color == "black":
+                continue
+            misread = Move(real.player, real.lot, Piece("tower", real.piece.color), real.cap)
+            trial = game_after(game, p)
+            if trial.violations(misread):
+                continue
+            trial.push(misread)
+            for q in range(p + 1, len(game.moves)):
+                move = game.moves[q]
+                if move.player == real.player and move.piece == misread.piece \
+                        and trial.supply[move.player][move.piece] == 0:
+                    return game, p, q, misread
+                if trial.violations(move):
+                    break
+                trial.push(move)
+    raise LookupError("no dome to misread as a tower")
+
+
+def _observe_until_ply(referee, doc, confidence, ply, tries=8):
+    """Readings of ``doc`` until the referee's game reaches ``ply`` (it may look again first); the last outputs
+    and every record on the way."""
+    records = []
+    for _ in range(tries):
+        out = referee.observe(seen(doc, confidence))
+        records += out.records
+        if referee.game.ply >= ply:
+            break
+    return out, records
+
+
+def test_a_doubtful_build_that_reads_as_another_piece_is_re_read_when_the_supply_runs_out():
+    """A dome read as a tower of its colour at 0.8 when it went down, and as the dome at 0.85 ever
+    after, is accepted as the tower.  When its player builds what by the record is one tower too many
+    of that colour, the board is no legal move; pieces never change in play, so the old build was the
+    misread: the history is rewritten with the dome and the new tower is taken (printed game 2403,
+    where before the app warned "white has no red tower left" and lost the rest of the game)."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    game, p, q, misread = _dome_misread_as_a_tower_until_supply_runs_out()
+    boards = positions_of(game)
+    name = LOT_NAMES[misread.lot]
+    referee = Referee(confirm_reads=1)
+    records = [*referee.observe(seen(boards[0])).records, *referee.press(ButtonEvent.SCORE).records]
+    for ply, doc in enumerate(boards[1 : p + 2], 1):
+        if ply == p + 1:
+            doc = with_structure(doc, misread.lot, "tower", misread.piece.color)
+        out, got = _observe_until_ply(referee, doc, {name: 0.8} if ply == p + 1 else {}, ply)
+        records += got
+    assert referee.game.moves[p] == misread
+    for ply in range(p + 2, q + 1):
+        out, got = _observe_until_ply(referee, boards[ply], {name: 0.85}, ply)
+        records += got
+        assert out.light is not Light.RED and referee.game.moves[p] == misread
+    out, got = _observe_until_ply(referee, boards[q + 1], {name: 0.85}, q + 1)
+    records += got
+    assert out.light is Light.GREEN and not referee.verdict
+    assert next(r for r in records if r["type"] == "correction")["repieced"] == name
+    assert referee.game.moves == game.moves[: q + 1]
+    assert game_from_records(records).moves == game.moves[: q + 1]
+
+
+def test_a_build_read_surely_is_not_re_read_for_a_supply_that_ran_out():
+    """The same misread tower read at 0.95 when it went down: the supply problem is the players' to
+    explain, and the record is not rewritten."""
+    game, p, q, misread = _dome_misread_as_a_tower_until_supply_runs_out()
+    boards = positions_of(game)
+    name = LOT_NAMES[misread.lot]
+    referee = started(boards)
+    for ply, doc in enumerate(boards[1 : p + 2], 1):
+        if ply == p + 1:
+            doc = with_structure(doc, misread.lot, "tower", misread.piece.color)
+        _observe_until_ply(referee, doc, {name: 0.95} if ply == p + 1 else {}, ply)
+    records = []
+    for ply in range(p + 2, q + 2):
+        records += _observe_until_ply(referee, boards[ply], {name: 0.85}, ply)[1]
+    assert [r["type"] for r in records if r["type"] in ("verdict", "correction")] == ["verdict"]
+    assert referee.game.moves[p] == misread and referee.game.ply == q
+
+
 def _move_with_a_phantom(game, boards, confidence):
     """A referee three plies in that sees ply 4's move read surely and, beside it, a structure that
     the next player could not legally build, read at ``confidence``; and the phantom's lot name."""

@@ -549,6 +549,9 @@ class Referee:
         second = self._legal_runner_up(after, observation)
         if second is not None:
             return second
+        repieced = self._repiece_doubtful(after, observation)
+        if repieced is not None:
+            return repieced
         return self._illegal(Verdict(after, None, problems=tuple(inference.problems)))
 
     def _legal_runner_up(self, after: Position, observation: Observation) -> Outputs | None:
@@ -1577,7 +1580,7 @@ class Referee:
             popped = tuple(self.game.moves[capped_at:])
             moves = (Move(popped[0].player, popped[0].lot, popped[0].piece, None), *popped[1:])
             then = () if making_room_for is None else (making_room_for,)
-            if not _legal_from(self.game, len(popped), moves + then):
+            if _legal_from(self.game, len(popped), moves + then) is None:
                 continue
             after = Position(after.tiles, {**after.structures, lot: before.with_cap(None)})
             if not self._confirmed(after):
@@ -1588,6 +1591,55 @@ class Referee:
             self.note = f"corrected: no cap on {LOT_NAMES[lot]}"
             return self._settled(record, after)
         return None
+
+    def _repiece_doubtful(self, after: Position, observation: Observation) -> Outputs | None:
+        """A build accepted doubtfully, however long ago, re-read as the piece its lot shows now,
+        when that alone makes a board that is no legal move one; None unless exactly one does.
+
+        Pieces never change in play, so an old build that now reads as
+        another piece was misread, then or now.  When it was accepted below
+        ``DOUBTFUL_MOVE`` and reads otherwise at least as surely now, and the
+        board as it stands is no legal move with it but is one (or no
+        change) with the build re-read, every move from that one on is
+        replayed with the piece now read.  Without this a red dome read as
+        a tower at 0.80 when it went down, and as a dome at 0.83-0.90 for
+        the fourteen plies after, turned its player's third red tower into
+        "white has no red tower left" (printed game 2403): re-reading
+        reaches only the last plies, and such a misread shows itself only
+        when the supply runs out.  A lot whose build is read again this
+        way keeps its cap, and the move that put the cap on keeps its place.
+        """
+        assert self.game is not None and self.accepted is not None
+        options = []
+        for index, move in enumerate(self.game.moves):
+            lot = move.lot
+            if lot is None or move.piece is None or lot not in after.structures:
+                continue
+            accepted_at = self._accepted_confidence.get(lot, 1.0)
+            read = observation.position.structures.get(lot)
+            if (accepted_at >= DOUBTFUL_MOVE or read is None or read.piece == move.piece
+                    or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < accepted_at):
+                continue
+            cap = after.structures[lot].cap if read.kind == "tower" else None
+            board = Position(after.tiles, {**after.structures, lot: Structure(read.kind, read.color, cap)})
+            popped = tuple(self.game.moves[index:])
+            moves = (Move(move.player, lot, read.piece, move.cap), *popped[1:])
+            trial = _legal_from(self.game, len(popped), moves)
+            if trial is None:
+                continue
+            now = infer_move(trial.position, board, trial)
+            if now.kind == "unchanged" or (now.kind == "move" and now.move is not None
+                                           and not trial.violations(now.move)):
+                options.append((lot, board, popped, moves))
+        if len(options) != 1:
+            return None
+        lot, board, popped, moves = options[0]
+        if not self._confirmed(board):
+            return self._look_again()
+        record = self._rewrite(Rereading(popped, moves))
+        record["repieced"] = LOT_NAMES[lot]
+        self.note = f"corrected: {LOT_NAMES[lot]} was a {moves[0].piece.words}"  # type: ignore[union-attr]
+        return self._settled(record, board)
 
     def _out_of_caps(self, move: Move, violations: list[Violation]) -> bool:
         """Whether ``move`` breaks the rules only by a cap its player has run out of."""
@@ -2034,16 +2086,17 @@ def _replayed(tiles: Mapping[int, Tile], game: Game) -> Game | None:
     return replay
 
 
-def _legal_from(game: Game, undo: int, moves: tuple[Move, ...]) -> bool:
-    """Whether ``moves``, played in turn after ``game``'s last ``undo`` plies are taken back, are all legal."""
+def _legal_from(game: Game, undo: int, moves: tuple[Move, ...]) -> Game | None:
+    """A copy of ``game`` with its last ``undo`` plies taken back and ``moves`` played in turn;
+    None when one of them is illegal."""
     trial = game.copy()
     for _ in range(undo):
         trial.pop()
     for move in moves:
         if trial.violations(move):
-            return False
+            return None
         trial.push(move)
-    return True
+    return trial
 
 
 def _legal_sequence(game: Game, lots: list[int], caps: list[int],
