@@ -870,8 +870,15 @@ def table_art(params: SceneParams, camera: Camera, canvas: _Canvas,
     return table, tex_to_plane
 
 
-def render_scene(position: dict[str, Any], params: SceneParams, seed: int = 0) -> Scene:
-    """Render `position` as the camera of `params` sees it; `seed` drives only the sensor noise."""
+def render_scene(position: dict[str, Any], params: SceneParams, seed: int = 0, *,
+                 table_view: SceneParams | None = None) -> Scene:
+    """Render `position` as the camera of `params` sees it; `seed` drives only the sensor noise.
+
+    `table_view`: the scene whose camera first framed this table (default: this
+    one).  The table top's texture covers what that camera saw, and its random
+    draws come before the tiles' prints: a camera knocked since must see the
+    same table and the same prints, not ones drawn anew for its new view.
+    """
     tiles, structures = parse_position(position)
     layout = make_layout(params)
     camera = make_camera(params)
@@ -892,7 +899,11 @@ def render_scene(position: dict[str, Any], params: SceneParams, seed: int = 0) -
     h_tile = camera.plane_homography(t, kc)
 
     # table: top-down texture over the visible part of the table, one warp
-    table_u8, tex_to_plane = table_art(params, camera, canvas, art_rng)
+    if table_view is None:
+        table_u8, tex_to_plane = table_art(params, camera, canvas, art_rng)
+    else:
+        first_camera = make_camera(table_view)
+        table_u8, tex_to_plane = table_art(params, first_camera, canvas_for(first_camera), art_rng)
     table = art.to_linear(table_u8)
     cv2.warpPerspective(table, h_table @ tex_to_plane, (cw, ch), dst=frame.image, flags=cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REFLECT)

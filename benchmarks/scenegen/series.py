@@ -64,7 +64,8 @@ def scene_series(seed: int, positions: Iterable[dict[str, Any]], frames_per_posi
                 target_offset_mm=(current.target_offset_mm[0] + float(rng.normal(0, 1.5)),
                                   current.target_offset_mm[1] + float(rng.normal(0, 1.5))),
             )
-        scene = render_scene(position, dataclasses.replace(current, hand=hand), seed * 100003 + frame_index)
+        scene = render_scene(position, dataclasses.replace(current, hand=hand), seed * 100003 + frame_index,
+                             table_view=params)
         scene.truth["frame_index"] = frame_index
         scene.truth["position_index"] = position_index
         scene.truth["hand"] = hand is not None

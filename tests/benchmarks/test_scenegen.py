@@ -236,6 +236,29 @@ def test_series_keeps_camera_and_shows_hands_between_moves() -> None:
     assert frames[0].truth["params"]["layout_seed"] == frames[-1].truth["params"]["layout_seed"]
 
 
+def _board_top_down(scene) -> np.ndarray:
+    """The tile array of a frame warped square-on by its truth corners, 64 px a tile."""
+    corners = scene.truth["corners_px"]
+    src = np.float32([corners[k] for k in ("A1", "H1", "H10", "A10")])
+    dst = np.float32([[0, 320], [256, 320], [256, 0], [0, 0]])
+    return cv2.warpPerspective(scene.image, cv2.getPerspectiveTransform(src, dst), (256, 320)).astype(np.float32)
+
+
+@pytest.mark.parametrize("edition", ["B", "R"])
+def test_a_knocked_camera_sees_the_same_prints(edition: str) -> None:
+    """A camera knocked mid-game frames more or less of the table; the cloth's texture is drawn for
+    the view and its random draws come before the tiles' prints, so each tile once came out printed
+    anew (another icon turn, other made-up art) and the app's empty-board reference no longer
+    matched.  With the first view's table (``table_view``, as scene_series passes) every tile looks
+    as it did, up to shading and resampling."""
+    params = _clean(size=(960, 720), edition=edition, table="cloth")
+    knocked = params.replace(target_offset_mm=(25.0, -15.0), yaw_deg=params.yaw_deg + 1.5)
+    before = _board_top_down(render_scene(_position(), params, 1))
+    after = _board_top_down(render_scene(_position(), knocked, 2, table_view=params))
+    per_tile = np.abs(after - before).mean(axis=2).reshape(5, 64, 4, 64).mean(axis=(1, 3))
+    assert per_tile.max() < 3.5
+
+
 def test_mat_markers_are_drawn_where_the_truth_says() -> None:
     params = _clean(size=(960, 720), mat=Mat(marker_mm=28.0, margin_mm=6.0), k1=-0.04, yaw_deg=21.0, tilt_deg=9.0,
                     camera_height_mm=560.0, tile_mm=52.0, spare_pieces=6)
