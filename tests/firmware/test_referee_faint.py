@@ -74,13 +74,46 @@ def test_a_weak_or_vague_doubt_is_no_build(boards, probability, share):
         assert out.light is Light.GREEN and referee.game.ply == 3
 
 
-def test_two_faint_lots_at_once_are_neither_taken(boards):
-    referee, lot, piece = three_plies_in(boards)
-    other = next(name for name in LOT_NAMES if name not in boards[4]["structures"] and name != lot)
-    doubts = {lot: faint(piece), other: faint({"kind": "dome", "color": "black"})}
+def _two_plies_without_caps(game, boards):
+    """A referee that has judged the plies before two successive capless builds (k + 1 and k + 2), and
+    those two moves."""
+    k = next(k for k in range(3, len(game.moves) - 1)
+             if game.moves[k].cap is None and game.moves[k + 1].cap is None)
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    assert referee.game.ply == k
+    return referee, k, game.moves[k], game.moves[k + 1]
+
+
+def test_two_faint_builds_at_once_are_taken_as_two_moves(game, boards):
+    """Two coins on their own colour put down while the board was never read still between them
+    (made-up-art game 2401: black domes on black D7 and C5, both read "empty, 0.62-0.67"): after
+    the looks, both are caught up turn by turn, each marked faint."""
+    referee, k, first, second = _two_plies_without_caps(game, boards)
+    names = [LOT_NAMES[first.lot], LOT_NAMES[second.lot]]
+    doubts = {name: faint(boards[k + 2]["structures"][name]) for name in names}
+    look = seen(boards[k], {name: 0.64 for name in names}, runners_up=doubts)
+    outs = [referee.observe(look) for _ in range(3)]
+    assert [out.light for out in outs] == [Light.AMBER, Light.AMBER, Light.GREEN]
+    # which went down first no frame showed: some legal order of the two, each with its own piece
+    assert referee.game.moves[:k] == game.moves[:k] and referee.game.ply == k + 2
+    assert {(m.lot, m.piece) for m in referee.game.moves[k:]} == {(m.lot, m.piece) for m in (first, second)}
+    assert [r["faint"] for r in outs[-1].records if r["type"] == "move"] == [True, True]
+
+
+def test_two_faint_lots_at_once_with_no_legal_order_are_neither_taken(game, boards):
+    """A real faint build beside a doubtful "piece" that no player could have built next."""
+    referee, k, first, _ = _two_plies_without_caps(game, boards)
+    lot = LOT_NAMES[first.lot]
+    after_first = game_after(game, k + 1)
+    phantom = illegal_build(after_first)
+    other = LOT_NAMES[phantom.lot]
+    doubts = {lot: faint(boards[k + 1]["structures"][lot]),
+              other: faint(apply(boards[k + 1], phantom)["structures"][other])}
     for _ in range(4):
-        out = referee.observe(seen(boards[3], {lot: 0.64, other: 0.6}, runners_up=doubts))
-        assert out.light is Light.GREEN and referee.game.ply == 3
+        out = referee.observe(seen(boards[k], {lot: 0.64, other: 0.6}, runners_up=doubts))
+        assert referee.game.ply == k and out.beep is None and not out.records
 
 
 def test_an_illegal_faint_build_is_only_looked_at_never_warned(game, boards):
@@ -354,3 +387,4 @@ def test_a_third_cap_takes_off_a_faint_cap_that_readings_now_doubt(game, boards)
     outs = [referee.observe(seen(boards[t + 1], {tower: 0.8}, runners_up=doubt)) for _ in range(3)]
     assert all(out.light is not Light.RED for out in outs)
     assert referee.game.moves == game.moves[: t + 1]
+
