@@ -388,3 +388,38 @@ def test_a_third_cap_takes_off_a_faint_cap_that_readings_now_doubt(game, boards)
     assert all(out.light is not Light.RED for out in outs)
     assert referee.game.moves == game.moves[: t + 1]
 
+
+def _next_move_misread(game, boards, legal):
+    """A referee three plies in, the fourth ply's lot, its piece (JSON) and another piece (JSON) that the
+    fourth move would be ``legal`` or not with."""
+    from boardcam.engine.aliencity import ALL_PIECES
+
+    referee, lot, piece = three_plies_in(boards)
+    move = game.moves[3]
+    for other in ALL_PIECES:
+        if other == move.piece or move.cap is not None:
+            continue
+        if bool(game_after(game, 3).violations(Move(move.player, move.lot, other))) != legal:
+            return referee, lot, piece, {"kind": other.kind, "color": other.color}
+    pytest.skip("no such piece for this game's fourth move")
+
+
+def test_a_piece_read_unsurely_between_two_is_the_one_that_is_legal(game, boards):
+    """A blue dome read "blue tower 0.64, blue dome 0.36" on every frame (printed game 2403): surely
+    a piece, and only the dome is a move the player could make.  After the looks it is taken as
+    the dome, marked faint, where before the game waited until later moves gave it away."""
+    referee, lot, piece, other = _next_move_misread(game, boards, legal=False)
+    shown = dict(boards[4], structures={**boards[4]["structures"], lot: other})
+    look = seen(shown, {lot: 0.64}, runners_up={lot: faint(piece)})
+    outs = [referee.observe(look) for _ in range(3)]
+    assert [out.light for out in outs] == [Light.AMBER, Light.AMBER, Light.GREEN]
+    assert referee.game.moves == game.moves[:4]
+    assert outs[-1].records[0]["faint"] is True
+
+
+def test_a_piece_read_unsurely_between_two_legal_ones_is_still_asked_about(game, boards):
+    referee, lot, piece, other = _next_move_misread(game, boards, legal=True)
+    shown = dict(boards[4], structures={**boards[4]["structures"], lot: other})
+    for _ in range(4):
+        out = referee.observe(seen(shown, {lot: 0.64}, runners_up={lot: faint(piece)}))
+    assert out.light is Light.AMBER and out.screen.title.startswith("Cannot read") and referee.game.ply == 3

@@ -176,6 +176,8 @@ FAINT_CAP_RISE = 0.2
 #: a new piece read below DOUBTFUL_MOVE whose runner-up answer is this probable and the one legal
 #: move is taken as that answer (see Referee._legal_runner_up)
 LEGAL_RUNNER_UP = 0.2
+#: a new piece's answer and runner-up together this probable: surely one of the two (Referee._one_legal_answer)
+SURELY_A_PIECE = 0.9
 
 
 class Referee:
@@ -472,6 +474,10 @@ class Referee:
                 taken = self._take_faint_builds(faint) if self._looks >= self.max_looks else None
                 if taken is not None:  # nothing sure moved but the faint builds
                     return taken
+                if self._looks >= self.max_looks:
+                    taken = self._one_legal_answer(after, unsure, observation)
+                    if taken is not None:
+                        return taken
                 return self._looking(unsure)
             # Looked enough: a lot that stays unsure must not hold up a move read
             # confidently elsewhere.  It counts as it was; once it reads clearly,
@@ -555,6 +561,36 @@ class Referee:
         if repieced is not None:
             return repieced
         return self._illegal(Verdict(after, None, problems=tuple(inference.problems)))
+
+    def _one_legal_answer(self, after: Position, unsure: list[str], observation: Observation) -> Outputs | None:
+        """The one new piece read unsurely, after the looks, taken as whichever of its answer and
+        runner-up is a legal move, when the two are surely one or the other and exactly one is.
+
+        Why: a piece read "blue tower 0.64, blue dome 0.36" on every frame
+        is surely there, and the doubt is only which; looking again does not
+        settle it, and the game waits ("Cannot read G8") until the next
+        moves give it away (printed game 2403: caught up three plies late,
+        eight moves counted wrong).  The rules often do settle it: when only
+        one of the two is a move the player could make, that was the move.
+        Taken faint, as ``_legal_runner_up`` takes its move; when both are
+        legal, the players are still asked to set the piece straight.
+        """
+        assert self.accepted is not None
+        if len(unsure) != 1:
+            return None
+        name = unsure[0]
+        lot = parse_lot(name)
+        read = observation.position.structures.get(lot)
+        alt = observation.runners_up.get(name)
+        if (lot in self.accepted.structures or read is None or alt is None or alt.structure is None
+                or observation.lot_confidence.get(name, 0.0) + alt.probability < SURELY_A_PIECE):
+            return None
+        options = [(structure, move) for structure in (read, alt.structure)
+                   if (move := self._legal_move_to(Position(after.tiles, {**after.structures, lot: structure})))]
+        if len(options) != 1:
+            return None
+        structure, move = options[0]
+        return self._accept_faint(move, {lot: structure})
 
     def _legal_runner_up(self, after: Position, observation: Observation) -> Outputs | None:
         """A board that breaks a rule, which is one legal move when one new piece read doubtfully
