@@ -471,11 +471,10 @@ class Referee:
                 self._read_unsurely[lot] = (after.structures[lot], self._readings)
         if unsure:
             if self._looks < self.max_looks or set(unsure) == set(changed):
-                taken = self._take_faint_builds(faint) if self._looks >= self.max_looks else None
-                if taken is not None:  # nothing sure moved but the faint builds
-                    return taken
-                if self._looks >= self.max_looks:
-                    taken = self._one_legal_answer(after, unsure, observation)
+                if self._looks >= self.max_looks:  # nothing sure moved: the faint builds, or the rules, may tell
+                    taken = self._take_faint_builds(faint)
+                    if taken is None:
+                        taken = self._one_legal_answer(after, unsure, observation)
                     if taken is not None:
                         return taken
                 return self._looking(unsure)
@@ -1705,7 +1704,7 @@ class Referee:
             return self._look_again()
         record = self._rewrite(Rereading(popped, moves))
         record["repieced"] = LOT_NAMES[lot]
-        self.note = f"corrected: {LOT_NAMES[lot]} was a {moves[0].piece.words}"  # type: ignore[union-attr]
+        self.note = f"corrected: {LOT_NAMES[lot]} was a {board.structures[lot].piece.words}"
         return self._settled(record, board)
 
     def _out_of_caps(self, move: Move, violations: list[Violation]) -> bool:
