@@ -208,6 +208,27 @@ def test_a_hand_sized_cover_whose_picture_changes_stays_a_hand(fake_vision):
     assert reader(IMAGE).occluded
 
 
+LAMP_SIZED = tuple(f"{col}{row}" for col in "ABCDEF" for row in range(3, 8))  # 30 lots
+
+
+def test_a_move_under_a_large_still_cover_leaves_it_print(fake_vision):
+    """After a lamp change the network saw a hand over 30-odd lots for twenty plies (made-up-art game
+    2303), and moves went on under it.  A move changes a lot or two of the patch: it stays print, and
+    the board is judged.  Most of the patch changing is a hand."""
+    reader = VisionReader(None)
+    reader(IMAGE)
+    fake_vision["occluded"] = True
+    fake_vision["occluded_lots"] = LAMP_SIZED
+    fake_vision["lot_lab"] = _lots_looking()
+    assert reader(IMAGE).occluded
+    reader.board_moved()
+    fake_vision["lot_lab"] = _lots_looking(changed=("C5", "C6"))  # a tower on C5 and its shadow
+    assert not reader(IMAGE).occluded
+    reader.board_moved()
+    fake_vision["lot_lab"] = _lots_looking(changed=LAMP_SIZED[:12])  # a hand came and shifted over it
+    assert reader(IMAGE).occluded
+
+
 def _shifted(pose, dx):
     return FakePose("knocked", {k: [x + dx, y] for k, (x, y) in pose.to_json()["corners_px"].items()})
 
