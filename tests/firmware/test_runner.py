@@ -179,27 +179,28 @@ def _lots_looking(grey: float = 50.0, changed: tuple[str, ...] = ()) -> np.ndarr
 HAND_SIZED = ("E4", "F4", "G4", "E5", "F5", "G5", "E6", "F6")
 
 
-def test_a_hand_sized_cover_whose_picture_stays_the_same_while_the_board_moves_is_no_hand(fake_vision):
-    """After a lamp change the board network can see a hand over half the board on every still
-    frame; its picture does not change while moves are played elsewhere, as a hand's would."""
+def _covered_reader(fake_vision, lots):
+    """A reader that has read a clear board, then one with ``lots`` read as covered (all lots plain)."""
     reader = VisionReader(None)
     reader(IMAGE)
     fake_vision["occluded"] = True
-    fake_vision["occluded_lots"] = HAND_SIZED
+    fake_vision["occluded_lots"] = lots
     fake_vision["lot_lab"] = _lots_looking()
     assert reader(IMAGE).occluded
+    return reader
+
+
+def test_a_hand_sized_cover_whose_picture_stays_the_same_while_the_board_moves_is_no_hand(fake_vision):
+    """After a lamp change the board network can see a hand over half the board on every still
+    frame; its picture does not change while moves are played elsewhere, as a hand's would."""
+    reader = _covered_reader(fake_vision, HAND_SIZED)
     reader.board_moved()
     fake_vision["lot_lab"] = _lots_looking(changed=("A1",))  # a move elsewhere, the cover as it was
     assert not reader(IMAGE).occluded
 
 
 def test_a_hand_sized_cover_whose_picture_changes_stays_a_hand(fake_vision):
-    reader = VisionReader(None)
-    reader(IMAGE)
-    fake_vision["occluded"] = True
-    fake_vision["occluded_lots"] = HAND_SIZED
-    fake_vision["lot_lab"] = _lots_looking()
-    reader(IMAGE)
+    reader = _covered_reader(fake_vision, HAND_SIZED)
     reader.board_moved()
     fake_vision["lot_lab"] = _lots_looking(changed=("F5",))  # the hand shifted over one of its lots
     assert reader(IMAGE).occluded
@@ -215,12 +216,7 @@ def test_a_move_under_a_large_still_cover_leaves_it_print(fake_vision):
     """After a lamp change the network saw a hand over 30-odd lots for twenty plies (made-up-art game
     2303), and moves went on under it.  A move changes a lot or two of the patch: it stays print, and
     the board is judged.  Most of the patch changing is a hand."""
-    reader = VisionReader(None)
-    reader(IMAGE)
-    fake_vision["occluded"] = True
-    fake_vision["occluded_lots"] = LAMP_SIZED
-    fake_vision["lot_lab"] = _lots_looking()
-    assert reader(IMAGE).occluded
+    reader = _covered_reader(fake_vision, LAMP_SIZED)
     reader.board_moved()
     fake_vision["lot_lab"] = _lots_looking(changed=("C5", "C6"))  # a tower on C5 and its shadow
     assert not reader(IMAGE).occluded
