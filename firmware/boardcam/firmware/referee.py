@@ -776,7 +776,8 @@ class Referee:
     def _take_faint_builds(self, faint: list[tuple[str, Structure]]) -> Outputs | None:
         """One faint build taken as ``_take_faint_build`` does; two or three taken as moves missed
         turn by turn when some order of them is legal (after as many looks), each marked faint;
-        None when there are none, or more than one and no legal order (judged as before).
+        None when there are none, more than ``MAX_CATCH_UP``, or several and no legal order
+        (judged as before).
 
         Why: two coins on their own colour can go down while the board is
         never read still between them (made-up-art game 2401: black domes
