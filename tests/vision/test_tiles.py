@@ -10,6 +10,8 @@ from boardcam.vision.tiles import (
     canonical,
     lot_grid,
     lot_patches,
+    print_agreement,
+    print_departures,
     quarter_turns,
     radial_profiles,
     read_icon_lots,
@@ -320,6 +322,68 @@ def test_icons_the_first_look_doubts_stay_in_sight_when_they_match_each_other():
     colours = {k: ("red", "blue", "green", "black")[i % 4] for i, k in enumerate(TILE_KEYS)}
     read = read_icon_lots(patches, colours, occupied, icon_like)
     assert [read[k][0] for k in TILE_KEYS] == [int(v) for v in icons]
+
+
+def test_a_print_agrees_with_itself_at_any_turn_and_offset_and_noise_agrees_with_nothing():
+    rng = np.random.default_rng(7)
+    disc = np.where(_icon_mask("disc")[..., None], -9.0, 0.0).astype(np.float32) * np.ones(3, np.float32)
+    tee = np.where(_icon_mask("tee")[..., None], -9.0, 0.0).astype(np.float32) * np.ones(3, np.float32)
+    moved = np.roll(np.rot90(tee, 1), (2, -3), axis=(0, 1)) + rng.normal(0, 0.5, tee.shape).astype(np.float32)
+    noise = rng.normal(0, 1.0, (3, 16, 16, 3)).astype(np.float32)
+    agreement = print_agreement(np.stack([tee, disc]), np.concatenate([moved[None], noise]))
+    assert agreement[0, 0] > 0.9  # the same print, a quarter turn and a few pixels away
+    assert agreement[1, 0] < agreement[0, 0] - 0.2  # another print
+    assert np.all(np.abs(agreement[:, 1:]) < 0.5)  # a plain lot's noise looks like no print
+
+
+def _dark_guild(rng: np.random.Generator, street_jitter: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Canonical lots (5, 4, s, s, 3) of one guild's five tiles on a dark card: a dark disc icon on one lot
+    of each tile, a lighter city block on another. Returns (lots, icon lot per tile, block lot per tile)."""
+    s = 16
+    lots = 15.0 + rng.normal(0, 0.6, (5, 4, s, s, 3)).astype(np.float32)
+    lots[..., 1:] = 0.0
+    if street_jitter:  # a light street along the lots' inner edge, a pixel apart on each hand-laid tile
+        for t in range(5):
+            lots[t, :, :, 12 + t % 2, 0] = 45.0
+    icons = rng.integers(4, size=5)
+    blocks = (icons + 1 + rng.integers(3, size=5)) % 4
+    for t in range(5):
+        lots[t, icons[t]][_icon_mask("disc", 0, tuple(rng.integers(-2, 3, 2)), s)] = (7.0, 0.0, 0.0)
+        y, x = rng.integers(3, 9, 2)
+        lots[t, blocks[t], y : y + 3, x : x + 4, 0] = 45.0
+    return lots, icons, blocks
+
+
+def test_print_departures_take_off_the_tiles_plain_print_a_pixel_apart():
+    lots, icons, blocks = _dark_guild(np.random.default_rng(8), street_jitter=True)
+    departures = print_departures(lots.reshape(20, 16, 16, 3), np.arange(20).reshape(5, 4))
+    energy = np.sqrt((departures**2).sum(axis=(2, 3, 4)))  # (5 tiles, 4 lots)
+    for t in range(5):
+        plain = [lot for lot in range(4) if lot not in (icons[t], blocks[t])]
+        assert all(energy[t, icons[t]] > 3 * energy[t, lot] for lot in plain)  # the street line is no print
+
+
+def test_an_icon_unlike_its_guilds_other_icons_is_not_reported_sure():
+    """A dark icon on a dark card can lose to a lighter city block in the first look: the tile whose choice
+    another of its lots beats in likeness to the guild's other icons is asked about, not trusted."""
+    lots, icons, blocks = _dark_guild(np.random.default_rng(9))
+    patches = 15.0 + np.random.default_rng(10).normal(0, 0.6, (80, 16, 16, 3)).astype(np.float32)
+    patches[TILE_LOT_IDS[:5]] = lots  # tiles A1..G1 and A3 are the guild
+    colours = {k: ("black" if t < 5 else ("red", "blue", "green")[t % 3]) for t, k in enumerate(TILE_KEYS)}
+    icon_lots, block_lots = TILE_LOT_IDS[np.arange(5), icons], TILE_LOT_IDS[np.arange(5), blocks]
+    icon_like = np.full(80, 0.02)
+    icon_like[icon_lots] = 0.99
+    misled, checked = 0, 1
+    icon_like[icon_lots[misled]], icon_like[block_lots[misled]] = 0.02, 0.8  # the block taken for the icon
+    icon_like[icon_lots[checked]] = 0.9  # doubted a little, and like its guild's other icons
+    read = read_icon_lots(patches, colours, np.zeros(80), icon_like)
+    assert read[TILE_KEYS[misled]][0] == block_lots[misled] and read[TILE_KEYS[misled]][1] <= 0.7
+    assert [read[TILE_KEYS[t]][0] for t in range(1, 5)] == icon_lots[1:].tolist()
+    assert all(read[TILE_KEYS[t]][1] > 0.9 for t in range(1, 5))
+    # a board in play is not checked (pieces and their shadows disturb the prints): only the setup board is
+    in_play = np.zeros(80)
+    in_play[[lot for lot in TILE_LOT_IDS[5:].ravel()[:4]]] = 0.95
+    assert read_icon_lots(patches, colours, in_play, icon_like)[TILE_KEYS[misled]][1] > 0.9
 
 
 def test_tiles_of_a_generated_scene_with_pieces(make_scene):

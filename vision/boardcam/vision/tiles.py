@@ -590,6 +590,7 @@ def read_icon_lots(
     dome) it is a guess, and the confidence says so.
     """
     occupied = np.zeros(80) if occupied is None else np.asarray(occupied, np.float64)
+    setup_board = int((occupied > 0.5).sum()) <= AGREEMENT_CHECKED_PIECES
     profiles = radial_profiles(patches)
     result: dict[str, IconChoice] = {}
     by_colour: dict[str, list[int]] = {}
@@ -628,6 +629,8 @@ def read_icon_lots(
         chosen, conf = ids[np.arange(len(tiles)), choice], _icon_confidence(score, piece, choice)
         if icon_like is not None:  # chosen for matching the guild more than for looking like an icon
             conf = np.minimum(conf, ICON_LOOK_FLOOR + ICON_LOOK_WEIGHT * np.asarray(icon_like)[chosen])
+            if setup_board:
+                conf = _doubt_disagreeing_icons(patches, ids, choice, piece, np.asarray(icon_like)[chosen], conf)
         rankings = np.take_along_axis(ids, np.lexsort((-seen_score, -score), axis=-1), axis=1).tolist()
         for t, lot, sure, ranking in zip(tiles, chosen.tolist(), conf.tolist(), rankings):
             result[TILE_KEYS[t]] = (lot, sure, tuple(ranking))
@@ -649,6 +652,107 @@ def _icon_confidence(score: np.ndarray, piece: np.ndarray, choice: np.ndarray) -
 #: On made-up art every icon read wrong with confidence 0.9 or more had an icon probability below 0.5, and
 #: on the four editions only about one icon in a hundred does (see docs/vision.md)
 ICON_LOOK_FLOOR, ICON_LOOK_WEIGHT = 0.6, 0.6
+
+
+#: a chosen icon the first look rates below this is checked against the guild's other icons in view,
+#: on a board read as holding at most AGREEMENT_CHECKED_PIECES pieces (the setup board the app keeps;
+#: print the first look takes for a piece included)...
+AGREEMENT_CHECKED_BELOW = 0.95
+AGREEMENT_CHECKED_PIECES = 3
+#: ...and when another free lot of its tile matches them better, it is reported at most this sure
+#: (below the app's min_confidence: the setup asks about the tile, and play settles it)
+DISAGREEING_ICON_CAP = 0.7
+
+
+def _doubt_disagreeing_icons(patches: np.ndarray, ids: np.ndarray, choice: np.ndarray, piece: np.ndarray,
+                             chosen_icon_like: np.ndarray, conf: np.ndarray) -> np.ndarray:
+    """The icon confidences of one guild's tiles (rows of ``ids``), capped where the choice disagrees with
+    the guild.
+
+    Why: the first look learned what icons usually look like, and on art
+    where they look otherwise it can be sure of the wrong lot.  A black
+    pyramid printed in black on a dark card loses to a lighter city block:
+    on 120 empty made-up-art boards, 46 of 95 such icons were read wrong,
+    15 of them at 0.9 or more, and the app trusts a sure setup tile for the
+    whole game.  The guild's five tiles carry one print, so an icon that
+    another lot of its own tile matches better than itself, measured against
+    the icons chosen on the other tiles, is doubtful whatever the first look
+    says.  Only choices the first look doubts a little are checked, and only
+    on a board with next to no pieces: that is the board the app keeps its
+    tiles from.  With pieces about, their shadows and leaning tops disturb
+    the prints: on game scenes of the four editions the check ran on 2.6
+    tiles a frame, capped right ones and cost 5 ms a reading.
+    """
+    rows = np.arange(len(ids))
+    in_view = piece[rows, choice] < 0.5
+    checked = in_view & (conf > DISAGREEING_ICON_CAP) & (chosen_icon_like < AGREEMENT_CHECKED_BELOW)
+    if not checked.any() or in_view.sum() < 3:
+        return conf
+    prints = print_departures(patches, ids)
+    tiles, icons = np.flatnonzero(checked), np.flatnonzero(in_view)
+    s = prints.shape[2]
+    # every lot of the checked tiles against every icon in view at once; a tile is not its own reference
+    agreement = print_agreement(prints[tiles].reshape(-1, s, s, 3), prints[icons, choice[icons]])
+    agreement = agreement.reshape(len(tiles), 4, len(icons))
+    own = (icons[None, :] == tiles[:, None])[:, None, :]
+    agreement = np.where(own, 0.0, agreement).sum(2) / (len(icons) - own.sum(2))
+    free = (piece[tiles] < 0.5) & (np.arange(4)[None] != choice[tiles][:, None])
+    rival = np.where(free, agreement, -np.inf).max(1)
+    disagrees = rival > agreement[np.arange(len(tiles)), choice[tiles]]
+    out = conf.copy()
+    out[tiles[disagrees]] = np.minimum(out[tiles[disagrees]], DISAGREEING_ICON_CAP)
+    return out
+
+
+def print_departures(patches: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """(len(ids), 4, s, s, 3): each canonical lot of the tiles ``ids`` (rows of four lot ids) less its
+    tile's plain print, the lot's rim left out.
+
+    The plain print is the per-pixel median of the tile's four canonical
+    lots (streets, border and card are the same on all four; the icon is on
+    one).  Each pixel is compared with the nearest value of that median
+    within a pixel, since hand-laid tiles put a street line a pixel apart
+    in each lot; the rim shows the gaps between tiles and the neighbours.
+    """
+    lots = patches[ids].astype(np.float32)  # (n, 4, s, s, 3)
+    s = lots.shape[2]
+    ordered = np.sort(lots, axis=1)
+    plain = np.pad((ordered[:, 1] + ordered[:, 2]) / 2.0, ((0, 0), (1, 1), (1, 1), (0, 0)), mode="edge")
+    best = lots - plain[:, None, 1 : s + 1, 1 : s + 1]
+    best_norm = (best**2).sum(-1, keepdims=True)
+    for dy, dx in ((0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (2, 2)):
+        departure = lots - plain[:, None, dy : dy + s, dx : dx + s]
+        norm = (departure**2).sum(-1, keepdims=True)
+        best = np.where(norm < best_norm, departure, best)
+        best_norm = np.minimum(norm, best_norm)
+    rim = max(1, s // 8)
+    best[:, :, :rim] = 0.0
+    best[:, :, s - rim :] = 0.0
+    best[:, :, :, :rim] = 0.0
+    best[:, :, :, s - rim :] = 0.0
+    return best
+
+
+def print_agreement(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)): how alike two prints (departures from print_departures) are, in [-1, 1].
+
+    The best cosine over b's quarter turns and shifts of up to a third of a
+    lot, since a guild's icon is printed at any turn and a little off the
+    lot's centre on each tile.  Plain lots hold only noise, which matches
+    nothing, so five plain lots do not look like five icons.
+    """
+    s = a.shape[1]
+    reach = max(1, round(s / 3))
+    size = scipy.fft.next_fast_len(s + reach, real=True)
+    spectrum_a = scipy.fft.rfft2(np.moveaxis(a, -1, 0), s=(size, size), axes=(2, 3))  # (3, n, size, size/2+1)
+    turned = np.stack([np.rot90(b, k, axes=(1, 2)) for k in range(4)], axis=1)  # (m, 4, s, s, 3)
+    spectrum_b = np.conj(scipy.fft.rfft2(np.moveaxis(turned, -1, 0), s=(size, size), axes=(3, 4)))
+    product = sum(spectrum_a[c][:, None, None] * spectrum_b[c][None] for c in range(len(spectrum_a)))
+    correlation = scipy.fft.irfft2(product, s=(size, size), axes=(3, 4))
+    shifts = np.r_[0 : reach + 1, size - reach : size]
+    best = correlation[..., shifts, :][..., shifts].reshape(len(a), len(b), -1).max(-1)
+    norms = np.sqrt((a**2).sum(axis=(1, 2, 3)))[:, None] * np.sqrt((b**2).sum(axis=(1, 2, 3)))[None]
+    return best / np.maximum(norms, 1e-6)  # type: ignore[no-any-return]
 
 
 #: a free lot less likely an icon than this to the first look may be plain print...
