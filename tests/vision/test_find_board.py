@@ -279,3 +279,17 @@ def test_the_search_prefers_an_array_of_square_tiles_and_the_reader_flags_any_ot
     truth = truth_in_reader_convention(scene.truth)[1]["tiles"]
     wrong = [k for k, tile in truth.items() if old.position_dict["tiles"][k] != tile]
     assert len(wrong) >= 15 and sum(old.tile_confidence[k] >= 0.9 for k in wrong) >= 8  # ...most tiles wrong, surely
+
+
+def test_a_window_barely_ahead_of_the_outlines_own_does_not_replace_it(monkeypatch):
+    """Empty made-up-art board 31015 on a dark cloth: the outline is right, but the 4×5 window turned a
+    quarter (one row of cloth beside the black tiles, one column of cards left out) scored 0.004 more than
+    the outline's own.  Only a clearly better window may move the grid."""
+    import boardcam.vision.find_board as find_board_module
+    from scenegen.sampling import empty_board_scene
+
+    scene = empty_board_scene(31015, size=(1640, 1232), edition="R")
+    corners, _ = truth_in_reader_convention(scene.truth)
+    assert corner_error(find_board(scene.image), corners) < lot_px(corners) / 4
+    monkeypatch.setattr(find_board_module, "WINDOW_MOVE_MARGIN", 0.0)  # any window ahead wins: the old search
+    assert corner_error(find_board(scene.image), corners) > lot_px(corners)
