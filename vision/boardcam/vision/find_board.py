@@ -468,29 +468,29 @@ def rectify(
 ) -> Rectified:
     """Resample the board through ``grid_h`` (grid units -> undistorted frame pixels)."""
     width, height = int(round((nx + 2 * margin) * px)), int(round((ny + 2 * margin) * px))
-    u, v = np.meshgrid(np.arange(width, dtype=np.float64), np.arange(height, dtype=np.float64))
-    gx = (u + 0.5) / px - margin
-    gy = (v + 0.5) / px - margin
-    pts = np.stack([gx, gy, np.ones_like(gx)], axis=-1) @ grid_h.T
-    img = pts[..., :2] / pts[..., 2:3]
-    frame_xy = img
+    # grid x per column and grid y per row, broadcast: plain 2-D arithmetic, not a product of stacked points
+    gx = ((np.arange(width, dtype=np.float64) + 0.5) / px - margin)[None, :]
+    gy = ((np.arange(height, dtype=np.float64) + 0.5) / px - margin)[:, None]
+    hom = grid_h[2, 0] * gx + grid_h[2, 1] * gy + grid_h[2, 2]
+    img_x = (grid_h[0, 0] * gx + grid_h[0, 1] * gy + grid_h[0, 2]) / hom
+    img_y = (grid_h[1, 0] * gx + grid_h[1, 1] * gy + grid_h[1, 2]) / hom
+    frame_x, frame_y = img_x, img_y
     if intrinsics is not None:
         # the lens's displacement is smooth: compute it on every 8th pixel and interpolate
         size = (image.shape[1], image.shape[0])
-        coarse = img[::8, ::8]
+        coarse = np.stack([img_x[::8, ::8], img_y[::8, ::8]], axis=-1)
         shift = distort_points(coarse.reshape(-1, 2), intrinsics, size).reshape(coarse.shape) - coarse
         shift = cv2.resize(shift.astype(np.float32), (coarse.shape[1] * 8, coarse.shape[0] * 8), interpolation=cv2.INTER_LINEAR)
         # resize aligns pixel areas, putting coarse sample k at fine pixel 8k + 3.5: move it to 8k
         m = np.array([[1, 0, -3.5], [0, 1, -3.5]], np.float32)
         shift = cv2.warpAffine(shift, m, (shift.shape[1], shift.shape[0]), borderMode=cv2.BORDER_REPLICATE)
-        frame_xy = img + shift[: img.shape[0], : img.shape[1]]
-    rect = cv2.remap(
-        image, frame_xy[..., 0].astype(np.float32), frame_xy[..., 1].astype(np.float32), cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
-    )
+        frame_x = img_x + shift[:height, :width, 0]
+        frame_y = img_y + shift[:height, :width, 1]
+    rect = cv2.remap(image, frame_x.astype(np.float32), frame_y.astype(np.float32), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)
     # model coordinates live in the undistorted search frame
-    mx = (img[..., 0] + 0.5) * model_scale - 0.5
-    my = (img[..., 1] + 0.5) * model_scale - 0.5
+    mx = (img_x + 0.5) * model_scale - 0.5
+    my = (img_y + 0.5) * model_scale - 0.5
     return Rectified(rect, mx.astype(np.float32), my.astype(np.float32), px, margin, nx, ny)
 
 
@@ -538,7 +538,19 @@ def _peak(profile: np.ndarray) -> tuple[float, float]:
         denom = a - 2 * b + c
         if denom < 0:
             offset = 0.5 * (a - c) / denom
-    return i + offset, value - float(np.mean(profile))
+    return i + offset, value - _mean_of(profile)
+
+
+def _column_means(block: np.ndarray) -> np.ndarray:
+    """``block.mean(axis=0)`` to the last bit (the same sum and the same division), without its overhead."""
+    sums = block.sum(axis=0)
+    return np.true_divide(sums, np.intp(block.shape[0]), out=sums, casting="unsafe")  # type: ignore[no-any-return]
+
+
+def _mean_of(profile: np.ndarray) -> float:
+    """``float(np.mean(profile))`` to the last bit, without its overhead (called hundreds of times a search)."""
+    total = profile.sum()
+    return float(total.dtype.type(float(total) / profile.size)) if profile.dtype == np.float32 else float(np.mean(profile))
 
 
 def symmetric_peak(profile: np.ndarray, half: int) -> tuple[float, float]:
@@ -560,7 +572,7 @@ def symmetric_peak(profile: np.ndarray, half: int) -> tuple[float, float]:
     scores = (left * right).sum(axis=1)
     pos, _ = _peak(scores)
     strength = float(np.sqrt(max(float(scores.max()) / (half + 1), 0.0)))
-    return half + pos, strength - float(np.mean(profile))
+    return half + pos, strength - _mean_of(profile)
 
 
 def line_points(
@@ -584,7 +596,7 @@ def line_points(
     out = []
     for k in range(count):
         a0, a1 = int((m + k + 0.15) * p), int((m + k + 0.85) * p)
-        profile = strength[a0:a1, lo:hi].mean(axis=0)
+        profile = _column_means(strength[a0:a1, lo:hi])
         if len(profile) < 3:
             continue
         pos, prominence = symmetric_peak(profile, half) if symmetric else _peak(profile)
@@ -837,7 +849,7 @@ def _side_measurements(
         for stripe in STRIPES:
             a0 = int(round((m + k + stripe - STRIPE_LENGTH / 2) * p))
             a1 = int(round((m + k + stripe + STRIPE_LENGTH / 2) * p))
-            profile = strength[a0:a1, lo:hi].mean(axis=0)
+            profile = _column_means(strength[a0:a1, lo:hi])
             if len(profile) < 3:
                 continue
             pos, prominence = symmetric_peak(profile, half) if symmetric else _peak(profile)
