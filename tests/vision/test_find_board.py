@@ -1,5 +1,6 @@
 """Markerless board finding on generated scenes, including the hard cases it was built for."""
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -293,3 +294,32 @@ def test_a_window_barely_ahead_of_the_outlines_own_does_not_replace_it(monkeypat
     assert corner_error(find_board(scene.image), corners) < lot_px(corners) / 4
     monkeypatch.setattr(find_board_module, "WINDOW_MOVE_MARGIN", 0.0)  # any window ahead wins: the old search
     assert corner_error(find_board(scene.image), corners) > lot_px(corners)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30), st.integers(3, 40), st.sampled_from([1.0, 10.0, 1000.0]), st.integers(0, 2**31))
+def test_the_peak_finders_means_are_numpys_to_the_last_bit(rows: int, columns: int, scale: float, seed: int):
+    """They stand in for np.mean to save its overhead: a search must not change by a bit for it."""
+    from boardcam.vision.find_board import _column_means, _mean_of
+
+    block = (np.random.default_rng(seed).random((rows, columns)) * scale).astype(np.float32)
+    assert np.array_equal(_column_means(block), block.mean(axis=0))
+    assert np.array_equal(_column_means(block[:, ::2]), block[:, ::2].mean(axis=0))
+    assert _mean_of(block[0]) == float(np.mean(block[0]))
+
+
+def test_rectify_samples_the_frame_where_the_grid_homography_puts_each_pixel():
+    from boardcam.vision.find_board import rectify
+
+    rng = np.random.default_rng(4)
+    frame = rng.integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    grid_h = np.array([[50.0, 4.0, 60.0], [-3.0, 48.0, 40.0], [1e-4, 2e-4, 1.0]])
+    rect = rectify(frame, grid_h, 4, 5, 16, 0.25, None, 0.5)
+    assert rect.image.shape == (int(round(5.5 * 16)), int(round(4.5 * 16)), 3)
+    for row, col in ((0, 0), (40, 30), (87, 71)):
+        gx, gy = (col + 0.5) / 16 - 0.25, (row + 0.5) / 16 - 0.25
+        x, y, w = grid_h @ np.array([gx, gy, 1.0])
+        assert rect.x[row, col] == pytest.approx((x / w + 0.5) * 0.5 - 0.5, abs=1e-3)
+        assert rect.y[row, col] == pytest.approx((y / w + 0.5) * 0.5 - 0.5, abs=1e-3)
+        expected = cv2.getRectSubPix(frame, (1, 1), (float(x / w), float(y / w)))[0, 0]
+        assert np.abs(rect.image[row, col].astype(int) - expected.astype(int)).max() <= 2
