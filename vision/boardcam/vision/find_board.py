@@ -53,7 +53,7 @@ import cv2
 import numpy as np
 
 from boardcam.vision.errors import BoardNotFoundError
-from boardcam.vision.geometry import board_to_image, camera_matrix_for, distort_points
+from boardcam.vision.geometry import board_to_image, camera_matrix_for, distort_points, through_homography
 from boardcam.vision.models import CORNER_NAMES, TILES_TALL, TILES_WIDE, BoardPose, CameraIntrinsics
 
 WORK_SIZE = 640  # long side of the marker-search image (reader.locate_board)
@@ -468,12 +468,9 @@ def rectify(
 ) -> Rectified:
     """Resample the board through ``grid_h`` (grid units -> undistorted frame pixels)."""
     width, height = int(round((nx + 2 * margin) * px)), int(round((ny + 2 * margin) * px))
-    # grid x per column and grid y per row, broadcast: plain 2-D arithmetic, not a product of stacked points
-    gx = ((np.arange(width, dtype=np.float64) + 0.5) / px - margin)[None, :]
-    gy = ((np.arange(height, dtype=np.float64) + 0.5) / px - margin)[:, None]
-    hom = grid_h[2, 0] * gx + grid_h[2, 1] * gy + grid_h[2, 2]
-    img_x = (grid_h[0, 0] * gx + grid_h[0, 1] * gy + grid_h[0, 2]) / hom
-    img_y = (grid_h[1, 0] * gx + grid_h[1, 1] * gy + grid_h[1, 2]) / hom
+    gx = ((np.arange(width, dtype=np.float64) + 0.5) / px - margin)[None, :]  # grid x per column
+    gy = ((np.arange(height, dtype=np.float64) + 0.5) / px - margin)[:, None]  # grid y per row
+    img_x, img_y = through_homography(grid_h, gx, gy)
     frame_x, frame_y = img_x, img_y
     if intrinsics is not None:
         # the lens's displacement is smooth: compute it on every 8th pixel and interpolate

@@ -136,6 +136,15 @@ def undistort_points(points: np.ndarray, intrinsics: CameraIntrinsics, image_siz
     return out.reshape(np.asarray(points).shape)
 
 
+def through_homography(h: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the points (x, y) land through ``h``, broadcast: a row of x and a column of y give a whole grid.
+
+    Plain 2-D arithmetic is far quicker than a product of stacked homogeneous points.
+    """
+    hom = h[2, 0] * x + h[2, 1] * y + h[2, 2]
+    return (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / hom, (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / hom
+
+
 def build_warp(
     pose: BoardPose,
     image_size: tuple[int, int],
@@ -168,13 +177,10 @@ def _build_warp_cached(
     pose = BoardPose.from_points(corners)
     board_h = board_to_image(pose)
     width, height = TILES_WIDE * tile_px + 2 * margin_px, TILES_TALL * tile_px + 2 * margin_px
-    # each warped pixel's board point, through the homography (row and column vectors broadcast:
-    # plain 2-D arithmetic, far quicker than stacking homogeneous points)
+    # each warped pixel's board point, through the homography (row and column vectors broadcast)
     bx = ((np.arange(width, dtype=np.float64) + 0.5 - margin_px) / tile_px)[None, :]
     by = (TILES_TALL - (np.arange(height, dtype=np.float64) + 0.5 - margin_px) / tile_px)[:, None]
-    hom = board_h[2, 0] * bx + board_h[2, 1] * by + board_h[2, 2]
-    x = (board_h[0, 0] * bx + board_h[0, 1] * by + board_h[0, 2]) / hom
-    y = (board_h[1, 0] * bx + board_h[1, 1] * by + board_h[1, 2]) / hom
+    x, y = through_homography(board_h, bx, by)
     if intrinsics is not None:
         img = distort_points(np.stack([x, y], axis=-1).reshape(-1, 2), intrinsics, image_size).reshape(height, width, 2)
         x, y = img[..., 0], img[..., 1]
