@@ -393,3 +393,41 @@ def test_lots_the_network_sees_covered_are_a_hand_only_where_an_arm_could_reach_
     assert not with_covered_lots(clear, covered("H1", "G2", "H2", sure=0.56)).occluded  # doubtful: shade
     arm = with_covered_lots(Occlusion(True, (0,), 3.0), covered("G8", sure=0.6))
     assert arm.occluded and arm.lots == (0, 62)  # an arm already found: every covered lot counts
+
+
+@pytest.mark.parametrize("seed", [56005, 56019])
+def test_a_setup_board_names_its_tiles_by_the_guilds_icon_prints(seed):
+    """Made-up art whose inks pass for another guild's under the scene's lamp: two or more tiles read as
+    the wrong guild from their colour alone (0.36 to 0.86 sure), all right once each guild's five tiles
+    must carry one icon print (tiles.grouped_probabilities)."""
+    from scenegen.sampling import empty_board_scene
+
+    sc = empty_board_scene(seed, (820, 616), edition="R")
+    corners, position = truth_in_reader_convention(sc.truth)
+    doc = read_board(sc.image, pose=BoardPose({k: tuple(v) for k, v in corners.items()})).to_json()
+    assert {k: t["color"] for k, t in doc["tiles"].items()} == {k: t["color"] for k, t in position["tiles"].items()}
+
+
+def test_only_the_tiles_the_icon_groups_move_change():
+    """Tiles the guilds' prints leave where they were keep their probabilities and confidence (the app
+    keeps its empty-board reference only from a setup frame read with every tile at 0.5 or more)."""
+    from boardcam.vision.tiles import TILE_KEYS, colours_from_probabilities, five_of_each
+
+    from .test_tiles import _four_prints_board
+
+    rng = np.random.default_rng(24)
+    patches, icons, guilds = _four_prints_board(rng)
+    probs = np.full((20, 4), 0.1)
+    probs[np.arange(20), guilds] = 0.7
+    loner = int(np.flatnonzero(guilds == 3)[0])
+    probs[loner] = (0.05, 0.05, 0.35, 0.55)  # right, but unsure
+    swapped = [int(np.flatnonzero(guilds == 0)[0]), int(np.flatnonzero(guilds == 1)[0])]
+    probs[swapped[0]], probs[swapped[1]] = (0.3, 0.6, 0.05, 0.05), (0.6, 0.3, 0.05, 0.05)
+    assert five_of_each(probs)[0][swapped[0]] == 1  # read as the other's guild
+    colours = colours_from_probabilities(probs)
+    chosen = {key: (int(icons[t]), 0.95, ()) for t, key in enumerate(TILE_KEYS)}
+    after, named, _ = reader_module._colours_from_icon_groups(patches, np.zeros(80), None, probs, colours, chosen)
+    assert [named[TILE_KEYS[t]][0] for t in range(20)] == [("red", "blue", "green", "black")[g] for g in guilds]
+    unmoved = [t for t in range(20) if t not in swapped]
+    assert np.array_equal(after[unmoved], probs[unmoved])
+    assert named[TILE_KEYS[loner]] == colours[TILE_KEYS[loner]]

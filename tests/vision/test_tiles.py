@@ -17,7 +17,9 @@ from boardcam.vision.tiles import (
     read_icon_lots,
     assignment,
     five_of_each,
+    grouped_probabilities,
     icon_kinship,
+    icon_print_agreement,
     read_tile_colours,
     tile_lots,
 )
@@ -394,3 +396,68 @@ def test_tiles_of_a_generated_scene_with_pieces(make_scene):
         corners, position = truth_in_reader_convention(sc.truth)
         reading = read_board(sc.image, pose=BoardPose({k: tuple(v) for k, v in corners.items()}))
         assert reading.position_dict["tiles"] == position["tiles"], edition
+
+
+SHAPE_OF_GUILD = ("bar", "ell", "tee", "disc")
+
+
+def _four_prints_board(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Canonical lots of a light card; each guild's five tiles carry one dark print of its own shape, turned
+    and shifted at random. Returns (patches, icon lot per tile, guild per tile)."""
+    patches = np.zeros((80, 16, 16, 3), np.float32)
+    patches[..., 0] = 70.0
+    patches += rng.normal(0, 0.6, patches.shape).astype(np.float32)
+    guilds = rng.permutation(np.repeat(np.arange(4), 5))
+    icons = np.array([TILE_LOT_IDS[t][rng.integers(4)] for t in range(20)])
+    for t, lot in enumerate(icons):
+        mask = _icon_mask(SHAPE_OF_GUILD[guilds[t]], int(rng.integers(4)), tuple(rng.integers(-2, 3, 2)))
+        patches[lot][mask] = (25.0, 0.0, 0.0)
+    return patches, icons, guilds
+
+
+def test_icons_of_one_print_agree_more_than_icons_of_two():
+    patches, icons, guilds = _four_prints_board(np.random.default_rng(21))
+    agreement = icon_print_agreement(patches, icons)
+    same = guilds[:, None] == guilds[None, :]
+    np.fill_diagonal(same, False)
+    assert np.allclose(agreement, agreement.T) and np.all(np.diag(agreement) == 0.0)
+    other = ~same & ~np.eye(20, dtype=bool)
+    assert agreement[same].min() > agreement[other].max()
+
+
+def _probabilities(guilds: np.ndarray, sure: float, rng: np.random.Generator) -> np.ndarray:
+    probs = np.full((20, 4), (1.0 - sure) / 3)
+    probs[np.arange(20), guilds] = sure
+    return probs * rng.uniform(0.9, 1.1, probs.shape)
+
+
+def test_tiles_whose_icons_are_one_print_are_named_one_guild():
+    """Two tiles whose own colour points to each other's guild (a neutral card under a warm lamp) are named
+    by the guilds their icons' prints belong to, and surely; with nothing trusted, the colours stay."""
+    rng = np.random.default_rng(22)
+    patches, icons, guilds = _four_prints_board(rng)
+    probs = _probabilities(guilds, 0.6, rng)
+    swapped = [int(np.flatnonzero(guilds == 0)[0]), int(np.flatnonzero(guilds == 1)[0])]
+    probs[swapped[0]] = (0.25, 0.6, 0.1, 0.05)
+    probs[swapped[1]] = (0.6, 0.25, 0.1, 0.05)
+    probs /= probs.sum(axis=1, keepdims=True)
+    assert not np.array_equal(five_of_each(probs)[0], guilds)
+    grouped = grouped_probabilities(probs, icon_print_agreement(patches, icons))
+    assert np.array_equal(grouped.argmax(axis=1), guilds)
+    assert grouped[swapped, guilds[swapped]].min() > 0.9
+    unchanged = grouped_probabilities(probs, np.zeros((20, 20)))
+    assert np.array_equal(unchanged.argmax(axis=1), five_of_each(probs)[0])
+
+
+def test_a_tile_no_print_ties_to_its_guild_stays_as_unsure_as_its_colour():
+    rng = np.random.default_rng(23)
+    patches, icons, guilds = _four_prints_board(rng)
+    probs = _probabilities(guilds, 0.9, rng)
+    loner = int(np.flatnonzero(guilds == 2)[0])
+    rival = int(np.flatnonzero(guilds == 3)[0])
+    probs[loner], probs[rival] = (0.02, 0.02, 0.5, 0.46), (0.02, 0.02, 0.46, 0.5)
+    agreement = icon_print_agreement(patches, icons)
+    agreement[[loner, rival]] = 0.0  # their icons hidden or doubted
+    agreement[:, [loner, rival]] = 0.0
+    grouped = grouped_probabilities(probs, agreement)
+    assert grouped[loner].argmax() == 2 and grouped[loner, 2] < 0.75

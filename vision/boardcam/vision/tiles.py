@@ -505,6 +505,67 @@ def _quarter_turn_of_frequencies(size: int) -> tuple[np.ndarray, np.ndarray]:
     return (-cols) % size, rows
 
 
+def icon_print_agreement(patches: np.ndarray, icon_lots: np.ndarray) -> np.ndarray:
+    """(20, 20) how alike the tiles' icon prints are (print_agreement, made symmetric; 0 on the diagonal)."""
+    prints = print_departures(patches, TILE_LOT_IDS)
+    column = (TILE_LOT_IDS == np.asarray(icon_lots)[:, None]).argmax(axis=1)
+    icons = prints[np.arange(len(TILE_LOT_IDS)), column]
+    agreement = print_agreement(icons, icons)
+    agreement = 0.5 * (agreement + agreement.T)
+    np.fill_diagonal(agreement, 0.0)
+    return agreement  # type: ignore[no-any-return]
+
+
+#: how many nats a tile's colour gains for each unit of print agreement with the icons of a guild's other tiles
+ICON_GROUP_WEIGHT = 3.0
+
+
+def grouped_probabilities(probs: np.ndarray, agreement: np.ndarray, weight: float = ICON_GROUP_WEIGHT) -> np.ndarray:
+    """(20, 4) each tile's guild probabilities in the likeliest five-of-each layout whose guilds each
+    carry one icon print.
+
+    Why: a guild prints one icon on all its tiles.  On a neutral card with a
+    dark icon, or under a lamp that pulls two inks together, a tile's own
+    colour is a weak vote, but five tiles whose icons are the same print
+    are one guild, and their votes together name it.  The layout maximises
+    the tiles' log-probabilities plus ``weight`` times the agreement of
+    every pair put in one guild (``agreement``: zero for icons not to be
+    trusted), by swapping pairs of tiles from the five-of-each reading while
+    that gains.  Each tile's probability of a guild then comes from the
+    best layout with it in that guild one swap away, so a tile its print
+    ties to its guild is sure, and one the layout barely placed is not.
+    """
+    log_p = np.log(np.clip(probs, 1e-9, 1.0))
+    guilds = five_of_each(probs)[0].copy()
+    n = len(guilds)
+    for _ in range(n * n):
+        gain = _swap_gains(log_p, agreement, weight, guilds)
+        t, u = np.unravel_index(int(np.argmax(gain)), gain.shape)
+        if gain[t, u] <= 1e-9:
+            break
+        guilds[t], guilds[u] = guilds[u], guilds[t]
+    gain = _swap_gains(log_p, agreement, weight, guilds)
+    best = np.full(probs.shape, -np.inf)
+    for g in range(probs.shape[1]):
+        members = guilds == g
+        if members.any():
+            best[:, g] = np.where(members[None, :], gain, -np.inf).max(axis=1)
+    best[np.arange(n), guilds] = 0.0
+    return _softmax(best)
+
+
+def _swap_gains(log_p: np.ndarray, agreement: np.ndarray, weight: float, guilds: np.ndarray) -> np.ndarray:
+    """(n, n) what swapping the guilds of tiles t and u adds to the layout's score (-inf within a guild)."""
+    n = len(guilds)
+    with_guild = agreement @ np.eye(log_p.shape[1])[guilds]  # (n, guilds): each tile's agreement with each guild
+    own_p, own_a = log_p[np.arange(n), guilds], with_guild[np.arange(n), guilds]
+    moved_p, moved_a = log_p[:, guilds], with_guild[:, guilds]  # [t, u]: tile t in u's guild
+    gain = (moved_p + moved_p.T - own_p[:, None] - own_p[None, :]
+            + weight * (moved_a + moved_a.T - own_a[:, None] - own_a[None, :] - 2.0 * agreement))
+    gain[guilds[:, None] == guilds[None, :]] = -np.inf
+    return gain  # type: ignore[no-any-return]
+
+
 #: a tile is moved to another guild to make the count five of each only if that guild is this likely for it
 COUNT_MOVE_FLOOR = 0.01
 
