@@ -429,6 +429,12 @@ KIN_WANTED = 0.9
 KIN_ICON_TRUSTED = 0.5
 
 
+def _icons_in_view(icons: dict[str, IconChoice], piece: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every tile's icon lot, and whether it is free and found surely enough to speak for its tile."""
+    icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
+    return icon_lots, (piece[icon_lots] < 0.5) & (np.array([icons[k][1] for k in TILE_KEYS]) >= KIN_ICON_TRUSTED)
+
+
 def _colours_from_kin(
     lab: np.ndarray, canon: np.ndarray, piece: np.ndarray, icon_like: np.ndarray | None, votes: ColourVotes,
     probs: np.ndarray, colours: dict[str, tuple[str, float]], icons: dict[str, IconChoice],
@@ -436,8 +442,7 @@ def _colours_from_kin(
     """The tile colours (probabilities and choice) read again knowing the icons (their ink, and each unsure
     tile's icon kin), and the icons again if a colour moved; as they are when no tile unsure of its colour
     has its icon in view."""
-    icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
-    trusted = (piece[icon_lots] < 0.5) & (np.array([icons[k][1] for k in TILE_KEYS]) >= KIN_ICON_TRUSTED)
+    icon_lots, trusted = _icons_in_view(icons, piece)
     unsure = np.array([colours[k][1] < KIN_WANTED for k in TILE_KEYS])
     if not (unsure & trusted).any():
         return probs, colours, icons
@@ -469,8 +474,7 @@ def _colours_from_icon_groups(
     the first dome was down, and never saw that dome (7 of 38 moves
     followed, against 38).
     """
-    icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
-    trusted = (piece[icon_lots] < 0.5) & (np.array([icons[k][1] for k in TILE_KEYS]) >= KIN_ICON_TRUSTED)
+    icon_lots, trusted = _icons_in_view(icons, piece)
     if trusted.sum() < 2:
         return probs, colours, icons
     agreement = icon_print_agreement(canon, icon_lots) * np.outer(trusted, trusted)
