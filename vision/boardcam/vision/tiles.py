@@ -538,13 +538,13 @@ def grouped_probabilities(probs: np.ndarray, agreement: np.ndarray, weight: floa
     log_p = np.log(np.clip(probs, 1e-9, 1.0))
     guilds = five_of_each(probs)[0].copy()
     n = len(guilds)
+    gain = _swap_gains(log_p, agreement, weight, guilds)
     for _ in range(n * n):
-        gain = _swap_gains(log_p, agreement, weight, guilds)
         t, u = np.unravel_index(int(np.argmax(gain)), gain.shape)
         if gain[t, u] <= 1e-9:
             break
         guilds[t], guilds[u] = guilds[u], guilds[t]
-    gain = _swap_gains(log_p, agreement, weight, guilds)
+        gain = _swap_gains(log_p, agreement, weight, guilds)
     best = np.full(probs.shape, -np.inf)
     for g in range(probs.shape[1]):
         members = guilds == g
