@@ -484,6 +484,13 @@ class Referee:
             # when the turn order shows it was a move (_with_unread_builds).
             arrivals = [name for name in unsure if parse_lot(name) not in self.accepted.structures
                         and parse_lot(name) in after.structures]
+            pending = self._pending_arrivals(arrivals, changed, unsure, observation)
+            if pending:
+                caught_up = self._caught_up_with_pending(
+                    _as_accepted(after, self.accepted, [name for name in unsure if name not in pending]),
+                    pending, observation)
+                if caught_up is not None:
+                    return caught_up
             unread = _as_accepted(after, self.accepted, [name for name in unsure if name not in arrivals]) \
                 if arrivals else None
             after = _as_accepted(after, self.accepted, unsure)
@@ -561,6 +568,43 @@ class Referee:
             return repieced
         return self._illegal(Verdict(after, None, problems=tuple(inference.problems)))
 
+    def _pending_arrivals(self, arrivals: list[str], changed: list[str], unsure: list[str],
+                          observation: Observation) -> list[str]:
+        """The new pieces read too unsurely to count that were a move of their own: each surely
+        a piece (its answer and a runner-up piece together at least ``SURELY_A_PIECE``), read
+        surely empty since the last move, and first seen before every change read surely now.
+
+        Why: a red dome that a leaning neighbour half hides can read "red
+        tower, 0.6; red dome, 0.4" for as long as it stands, and when the
+        players move on without setting it straight the next build came
+        after it, turn by turn.  Left unread, that build went to the wrong
+        player, and so did every build after it (made-up-art game 2700:
+        from ply 16 on, every move, then warnings at the end).  A print
+        taken for a piece is no such arrival: it was not read surely empty
+        since the last move, or it came with that move's own change.
+        """
+        sure = [parse_lot(name) for name in changed if name not in unsure]
+        if not sure:
+            return []
+        first_sure = min(self._first_seen.get(lot, self._readings) for lot in sure)
+        return [name for name in arrivals
+                if name in self._seen_empty and self._first_seen.get(parse_lot(name), self._readings) < first_sure
+                and _surely_a_piece(observation, name)]
+
+    def _caught_up_with_pending(self, board: Position, pending: list[str],
+                                observation: Observation) -> Outputs | None:
+        """``board`` (the pending arrivals as read, the other unsure lots as accepted) caught up
+        turn by turn, the pending arrivals first (``_catch_up``), or with one of them taken as its
+        runner-up when only that order is legal; marked faint.  None when no catch-up fits: the
+        pending arrivals then stay unread, as any unsure lot does."""
+        moves = self._missed_moves(board)
+        if moves is None:
+            return self._caught_up_as_runner_up(board, observation)
+        if not self._confirmed(board):
+            return self._look_again()
+        faint = {parse_lot(name): board.structures[parse_lot(name)] for name in pending}
+        return self._marked_faint(self._caught_up(moves), faint, caps=set())
+
     def _one_legal_answer(self, after: Position, unsure: list[str], observation: Observation) -> Outputs | None:
         """The one new piece read unsurely, after the looks, taken as whichever of its answer and
         runner-up is a legal move, when the two are surely one or the other and exactly one is.
@@ -581,8 +625,7 @@ class Referee:
         lot = parse_lot(name)
         read = observation.position.structures.get(lot)
         alt = observation.runners_up.get(name)
-        if (lot in self.accepted.structures or read is None or alt is None or alt.structure is None
-                or observation.lot_confidence.get(name, 0.0) + alt.probability < SURELY_A_PIECE):
+        if lot in self.accepted.structures or read is None or alt is None or not _surely_a_piece(observation, name):
             return None
         options = [(structure, move) for structure in (read, alt.structure)
                    if (move := self._legal_move_to(Position(after.tiles, {**after.structures, lot: structure})))]
@@ -1665,7 +1708,7 @@ class Referee:
 
         Pieces never change in play, so an old build that now reads as
         another piece was misread, then or now.  When it was accepted below
-        ``DOUBTFUL_MOVE`` and reads otherwise at least as surely now, and the
+        ``DOUBTFUL_MOVE`` and reads otherwise now, and the
         board as it stands is no legal move with it but is one (or no
         change) with the build re-read, every move from that one on is
         replayed with the piece now read.  Without this a red dome read as
@@ -1675,6 +1718,9 @@ class Referee:
         reaches only the last plies, and such a misread shows itself only
         when the supply runs out.  A lot whose build is read again this
         way keeps its cap, and the move that put the cap on keeps its place.
+
+        The piece the lot shows now may also be read less surely than the
+        build was, or be its runner-up (``_pieces_read_otherwise``).
         """
         assert self.game is not None and self.accepted is not None
         options = []
@@ -1682,22 +1728,18 @@ class Referee:
             lot = move.lot
             if lot is None or move.piece is None or lot not in after.structures:
                 continue
-            accepted_at = self._accepted_confidence.get(lot, 1.0)
-            read = observation.position.structures.get(lot)
-            if (accepted_at >= DOUBTFUL_MOVE or read is None or read.piece == move.piece
-                    or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < accepted_at):
-                continue
-            cap = after.structures[lot].cap if read.kind == "tower" else None
-            board = Position(after.tiles, {**after.structures, lot: Structure(read.kind, read.color, cap)})
-            popped = tuple(self.game.moves[index:])
-            moves = (Move(move.player, lot, read.piece, move.cap), *popped[1:])
-            trial = _legal_from(self.game, len(popped), moves)
-            if trial is None:
-                continue
-            now = infer_move(trial.position, board, trial)
-            if now.kind == "unchanged" or (now.kind == "move" and now.move is not None
-                                           and not trial.violations(now.move)):
-                options.append((lot, board, popped, moves))
+            for read in self._pieces_read_otherwise(lot, move, observation):
+                cap = after.structures[lot].cap if read.kind == "tower" else None
+                board = Position(after.tiles, {**after.structures, lot: Structure(read.kind, read.color, cap)})
+                popped = tuple(self.game.moves[index:])
+                moves = (Move(move.player, lot, read.piece, move.cap), *popped[1:])
+                trial = _legal_from(self.game, len(popped), moves)
+                if trial is None:
+                    continue
+                now = infer_move(trial.position, board, trial)
+                if now.kind == "unchanged" or (now.kind == "move" and now.move is not None
+                                               and not trial.violations(now.move)):
+                    options.append((lot, board, popped, moves))
         if len(options) != 1:
             return None
         lot, board, popped, moves = options[0]
@@ -1707,6 +1749,32 @@ class Referee:
         record["repieced"] = LOT_NAMES[lot]
         self.note = f"corrected: {LOT_NAMES[lot]} was a {board.structures[lot].piece.words}"
         return self._settled(record, board)
+
+    def _pieces_read_otherwise(self, lot: int, move: Move, observation: Observation) -> list[Structure]:
+        """Pieces other than ``move``'s that ``lot``, built doubtfully by ``move``, may hold by the
+        reading now: what it reads as, and its runner-up when the lot reads below ``DOUBTFUL_MOVE``.
+
+        Why also a reading less sure than the build was, and a runner-up: a
+        green coin at the board's edge read "green tower, 0.54-0.9; green
+        dome, 0.46" when it went down, and dome or tower at 0.51 to 0.6 ever
+        after (made-up-art game 2700).  The tower it was taken for ran its
+        player out of green towers ten plies later; the app warned, then
+        lost the turn order for the rest of the game.  A doubtful lot's
+        readings are each a coin toss, so the rules decide between the
+        pieces: ``_repiece_doubtful`` takes a re-reading only when exactly
+        one makes the board legal.
+        """
+        read = observation.position.structures.get(lot)
+        if self._accepted_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE or read is None:
+            return []
+        pieces = [read] if read.piece != move.piece else []
+        name = LOT_NAMES[lot]
+        alt = observation.runners_up.get(name)
+        if (observation.lot_confidence.get(name, 1.0) < DOUBTFUL_MOVE and alt is not None
+                and alt.structure is not None and alt.probability >= LEGAL_RUNNER_UP
+                and alt.structure.piece not in (move.piece, read.piece)):
+            pieces.append(alt.structure)
+        return pieces
 
     def _out_of_caps(self, move: Move, violations: list[Violation]) -> bool:
         """Whether ``move`` breaks the rules only by a cap its player has run out of."""
@@ -2237,6 +2305,15 @@ def _changed_lots(before: Position, after: Position) -> list[str]:
     return sorted((LOT_NAMES[lot] for lot in lots
                    if before.structures.get(lot) != after.structures.get(lot)),
                   key=parse_lot)
+
+
+def _surely_a_piece(observation: Observation, name: str) -> bool:
+    """Whether the lot's answer and runner-up are both pieces, together ``SURELY_A_PIECE`` or more
+    probable: surely a piece, only which one in doubt."""
+    alt = observation.runners_up.get(name)
+    return (observation.position.structures.get(parse_lot(name)) is not None and alt is not None
+            and alt.structure is not None
+            and observation.lot_confidence.get(name, 0.0) + alt.probability >= SURELY_A_PIECE)
 
 
 def _as_accepted(after: Position, accepted: Position, lots: list[str]) -> Position:
