@@ -1728,10 +1728,10 @@ class Referee:
             lot = move.lot
             if lot is None or move.piece is None or lot not in after.structures:
                 continue
+            popped = tuple(self.game.moves[index:])
             for read in self._pieces_read_otherwise(lot, move, observation):
                 cap = after.structures[lot].cap if read.kind == "tower" else None
                 board = Position(after.tiles, {**after.structures, lot: Structure(read.kind, read.color, cap)})
-                popped = tuple(self.game.moves[index:])
                 moves = (Move(move.player, lot, read.piece, move.cap), *popped[1:])
                 trial = _legal_from(self.game, len(popped), moves)
                 if trial is None:
