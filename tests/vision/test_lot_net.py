@@ -140,21 +140,35 @@ def test_mirrored_views_are_the_network_on_mirrored_planes_mirrored_back():
     assert not np.allclose(views[0], views[1], atol=1e-3)  # the views do differ: the average is not one of them
 
 
-def test_an_unsure_board_is_read_again_in_the_mirror_and_a_sure_one_is_not():
+def _views_while_unsure(means: list[np.ndarray], below: float) -> int:
+    """How many views the rule reads: the next mirror while the average's least sure lot is below ``below``."""
+    for count in range(1, len(means) + 1):
+        if float(means[count - 1].max(axis=1).min()) >= below:
+            return count
+    return len(means)
+
+
+def test_an_unsure_board_is_read_again_in_the_mirrors_until_sure_and_a_sure_one_is_not():
     rng = np.random.default_rng(7)
     lab = rng.normal(50, 10, (192, 160, 3)).astype(np.float32)
     expected = rng.normal(50, 10, (80, 16, 16, 3)).astype(np.float32)
     model = _random_model(8)
-    one = lot_net.read_views(lab, _geometry(), expected, False, model).mean
-    two = lot_net.read_views(lab, _geometry(), expected, False, model, views=2).mean
-    least_sure = float(one.max(axis=1).min())
-    unsure = lot_net.read_views(lab, _geometry(), expected, False, model, unsure_below=least_sure + 1e-3).mean
-    sure = lot_net.read_views(lab, _geometry(), expected, False, model, unsure_below=least_sure - 1e-3).mean
-    assert np.allclose(unsure, two, atol=1e-6)
-    assert np.allclose(sure, one, atol=1e-6)
-    assert not np.allclose(one, two, atol=1e-3)
+    means = [lot_net.read_views(lab, _geometry(), expected, False, model, views=n).mean for n in (1, 2, 3, 4)]
+    least_sure = float(means[0].max(axis=1).min())
+    sure = lot_net.read_views(lab, _geometry(), expected, False, model, unsure_below=least_sure - 1e-3)
+    assert sure.count == 1 and np.allclose(sure.mean, means[0], atol=1e-6)
+    for below in (least_sure + 1e-3, 1.01):  # unsure of one view; never sure (all four are read)
+        unsure = lot_net.read_views(lab, _geometry(), expected, False, model, unsure_below=below)
+        count = _views_while_unsure(means, below)
+        assert count > 1 and unsure.count == count
+        assert np.allclose(unsure.mean, means[count - 1], atol=1e-6)
+    assert lot_net.read_views(lab, _geometry(), expected, False, model, unsure_below=1.01).count == 4
+    capped = lot_net.read_views(lab, _geometry(), expected, False, model, unsure_below=1.01, most=2)
+    assert capped.count == 2 and np.allclose(capped.mean, means[1], atol=1e-6)  # the app's frames stop at two
+    assert not np.allclose(means[0], means[1], atol=1e-3)
     # views read earlier are kept, not read again: only the missing ones are added
     first = lot_net.read_views(lab, _geometry(), expected, False, model)
     again = first.with_views(1, unsure_below=least_sure + 1e-3)
-    assert again.count == 2 and np.allclose(again.mean, two, atol=1e-6)
+    count = _views_while_unsure(means, least_sure + 1e-3)
+    assert again.count == count and np.allclose(again.mean, means[count - 1], atol=1e-6)
     assert first.with_views(1, unsure_below=least_sure - 1e-3) is first

@@ -168,6 +168,10 @@ def _after_stem(x: np.ndarray, model: dict[str, Any]) -> np.ndarray:
     return np.ascontiguousarray(cells[::-1]).reshape(LOTS_TALL * LOTS_WIDE, -1)
 
 
+#: (left-right, top-bottom) mirrors of the board, the plain view first
+MIRRORS = ((False, False), (True, False), (False, True), (True, True))
+
+
 @dataclass(frozen=True)
 class Views:
     """The network's probabilities (80, OUTPUTS) summed over the first ``count`` of MIRRORS, and what
@@ -181,22 +185,26 @@ class Views:
     def mean(self) -> np.ndarray:
         return self.total / np.float32(self.count)  # type: ignore[no-any-return]
 
-    def unsure(self, below: float) -> bool:
+    def unsure(self, below: float, most: int = len(MIRRORS)) -> bool:
         """Whether some lot's likeliest answer is less probable than ``below`` and a view is left to read."""
-        return self.count < len(MIRRORS) and float(self.mean.max(axis=1).min()) < below
+        return self.count < min(most, len(MIRRORS)) and float(self.mean.max(axis=1).min()) < below
 
-    def with_views(self, views: int, unsure_below: float = 0.0) -> Views:
-        """These views and the next ones up to ``views``, and one more when then unsure (see read_views)."""
+    def with_views(self, views: int, unsure_below: float = 0.0, most: int = len(MIRRORS)) -> Views:
+        """These views and the next ones up to ``views``, then one more at a time while unsure, up to ``most``
+        (see read_views)."""
         read = self
         for mirror in MIRRORS[read.count : min(views, len(MIRRORS))]:
-            read = Views(read.total + read.read_view(mirror), read.count + 1, read.read_view)
-        if read.unsure(unsure_below):
-            read = Views(read.total + read.read_view(MIRRORS[read.count]), read.count + 1, read.read_view)
+            read = read._and_view(mirror)
+        while read.unsure(unsure_below, most):
+            read = read._and_view(MIRRORS[read.count])
         return read
+
+    def _and_view(self, mirror: tuple[bool, bool]) -> Views:
+        return Views(self.total + self.read_view(mirror), self.count + 1, self.read_view)
 
 
 def read_views(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_reference: bool,
-               model: dict[str, Any], views: int = 1, unsure_below: float = 0.0) -> Views:
+               model: dict[str, Any], views: int = 1, unsure_below: float = 0.0, most: int = len(MIRRORS)) -> Views:
     """The first ``views`` mirrored views of the board, read and summed (``.mean``: (80, OUTPUTS)).
 
     ``probabilities(net_input(...))`` without building the input planes.
@@ -209,10 +217,13 @@ def read_views(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_re
     reference-flag planes (fixed while the camera is) add a stem output
     cached per pose.  Interleaving nine planes costs more than the stem itself.
 
-    ``unsure_below``: after ``views`` views, one more is read when some lot's
-    likeliest answer is less probable than this.  Almost every mistake is
-    on such a board, and most boards have none, so the extra view costs
-    little on average.  A caller that may still change ``expected`` can
+    ``unsure_below``: after ``views`` views, the next mirror is read and
+    added while some lot's likeliest answer in the average is less probable
+    than this, up to ``most`` (at most all four).  Almost every mistake is
+    on such a board, and most boards have none, so the extra views cost
+    little on average; each view's mistakes are partly its own, and a lot
+    still unsure after two views was read right more often after four
+    (docs/vision.md).  A caller that may still change ``expected`` can
     read one view first and add more (``Views.with_views``) once it keeps it.
     """
     m = geometry.margin_px
@@ -228,7 +239,7 @@ def read_views(lab_all: np.ndarray, geometry: Any, expected: np.ndarray, with_re
         return _one_view(seen, empty, model, stem, geometry.tile_px, m, centre, base, with_reference, mirror)
 
     none_yet = Views(np.zeros((LOTS_TALL * LOTS_WIDE, OUTPUTS), np.float32), 0, one_view)
-    return none_yet.with_views(views, unsure_below)
+    return none_yet.with_views(views, unsure_below, most)
 
 
 def _one_view(seen: np.ndarray, empty: np.ndarray, model: dict[str, Any], stem: dict[str, Any], tile_px: int,
@@ -241,10 +252,6 @@ def _one_view(seen: np.ndarray, empty: np.ndarray, model: dict[str, Any], stem: 
     x = x.reshape(fixed.shape) + fixed - base * stem["per_light"]
     out = _softmax(_after_stem(x, model), model).reshape(LOTS_TALL, LOTS_WIDE, -1)
     return _mirrored(out[::-1], mirror)[::-1].reshape(LOTS_TALL * LOTS_WIDE, -1)
-
-
-#: (left-right, top-bottom) mirrors of the board, the plain view first
-MIRRORS = ((False, False), (True, False), (False, True), (True, True))
 
 
 def _mirrored(x: np.ndarray, mirror: tuple[bool, bool]) -> np.ndarray:
