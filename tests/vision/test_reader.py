@@ -431,3 +431,28 @@ def test_only_the_tiles_the_icon_groups_move_change():
     unmoved = [t for t in range(20) if t not in swapped]
     assert np.array_equal(after[unmoved], probs[unmoved])
     assert named[TILE_KEYS[loner]] == colours[TILE_KEYS[loner]]
+
+
+def test_an_unsure_frame_reads_up_to_four_views_alone_and_two_against_the_setup_reference(monkeypatch):
+    """A one-off reading goes on through the mirrors while unsure; the app's frames (read against the
+    setup reference) stop at two, which its games were measured to do better with."""
+    from boardcam.vision import empty_board_reference
+
+    empty = scene({}, edition="C", table="wood")
+    full = scene(PIECES, edition="C", table="wood")
+    pose, _ = _truth_pose(full)
+    reference = empty_board_reference(empty.image, pose)
+    counts: list[int] = []
+    real = reader_module._with_net_output
+
+    def counted(read, *args, **kwargs):
+        counts.append(read.count)
+        return real(read, *args, **kwargs)
+
+    monkeypatch.setattr(reader_module, "_with_net_output", counted)
+    monkeypatch.setattr(reader_module, "SECOND_VIEW_BELOW", 1.01)  # no lot is ever that sure
+    read_board(full.image, pose=pose)
+    assert max(counts) == 4
+    counts.clear()
+    read_board(full.image, pose=pose, reference=reference)
+    assert counts == [reader_module.REFERENCE_MOST_VIEWS] == [2]

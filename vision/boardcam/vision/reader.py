@@ -294,10 +294,12 @@ def analyse(
         timing["tiles"] = (t1 - t0) * 1000
     if use_net:
         unsure_below = SECOND_VIEW_BELOW if views == 1 else 0.0
-        # without a reference the empty looks may be read again (below): the extra views wait until they are kept
-        analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, with_reference, appearance, lab,
-                                     views, unsure_below if with_reference else 0.0, REFERENCE_MOST_VIEWS)
-        if not with_reference:
+        if with_reference:
+            analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, True, appearance, lab,
+                                         views, unsure_below, REFERENCE_MOST_VIEWS)
+        else:
+            # the empty looks may be read again (below): the extra views wait until they are kept
+            analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, False, appearance, lab, views)
             second = _second_look(look, 1.0 - analysis.kind_probs[:, 0], tiles)
             if second is not None:
                 # the first look took a print for a piece (tile art it has not
