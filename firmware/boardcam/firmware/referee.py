@@ -650,16 +650,16 @@ class Referee:
         """
         assert self.game is not None and self.accepted is not None
         options = []
-        for name, alt in observation.runners_up.items():
+        for name in observation.runners_up:
             lot = parse_lot(name)
-            if (alt.structure is None or alt.probability < LEGAL_RUNNER_UP
-                    or observation.lot_confidence.get(name, 1.0) >= DOUBTFUL_MOVE
+            runner_up = _runner_up_to_try(observation, name)
+            if (runner_up is None or observation.lot_confidence.get(name, 1.0) >= DOUBTFUL_MOVE
                     or after.structures.get(lot) != observation.position.structures.get(lot)
                     or after.structures.get(lot) == self.accepted.structures.get(lot)):
                 continue
-            move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: alt.structure}))
+            move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: runner_up}))
             if move is not None:
-                options.append((move, lot, alt.structure))
+                options.append((move, lot, runner_up))
         if len(options) != 1:
             return None
         move, lot, structure = options[0]
@@ -770,13 +770,13 @@ class Referee:
         assert self.accepted is not None
         options = []
         for lot in set(unread.structures) - set(self.accepted.structures):
-            alt = observation.runners_up.get(LOT_NAMES[lot])
-            if alt is None or alt.structure is None or alt.probability < LEGAL_RUNNER_UP:
+            runner_up = _runner_up_to_try(observation, LOT_NAMES[lot])
+            if runner_up is None:
                 continue
-            board = Position(unread.tiles, {**unread.structures, lot: alt.structure})
+            board = Position(unread.tiles, {**unread.structures, lot: runner_up})
             moves = self._missed_moves(board)
             if moves is not None:
-                options.append((board, moves, lot, alt.structure))
+                options.append((board, moves, lot, runner_up))
         if len(options) != 1:
             return None
         board, moves, lot, structure = options[0]
@@ -1769,11 +1769,10 @@ class Referee:
             return []
         pieces = [read] if read.piece != move.piece else []
         name = LOT_NAMES[lot]
-        alt = observation.runners_up.get(name)
-        if (observation.lot_confidence.get(name, 1.0) < DOUBTFUL_MOVE and alt is not None
-                and alt.structure is not None and alt.probability >= LEGAL_RUNNER_UP
-                and alt.structure.piece not in (move.piece, read.piece)):
-            pieces.append(alt.structure)
+        runner_up = _runner_up_to_try(observation, name)
+        if (observation.lot_confidence.get(name, 1.0) < DOUBTFUL_MOVE and runner_up is not None
+                and runner_up.piece not in (move.piece, read.piece)):
+            pieces.append(runner_up)
         return pieces
 
     def _out_of_caps(self, move: Move, violations: list[Violation]) -> bool:
@@ -2305,6 +2304,13 @@ def _changed_lots(before: Position, after: Position) -> list[str]:
     return sorted((LOT_NAMES[lot] for lot in lots
                    if before.structures.get(lot) != after.structures.get(lot)),
                   key=parse_lot)
+
+
+def _runner_up_to_try(observation: Observation, name: str) -> Structure | None:
+    """The lot's runner-up answer when it is a piece probable enough (``LEGAL_RUNNER_UP``) for the
+    rules to try in place of what was read; otherwise None."""
+    alt = observation.runners_up.get(name)
+    return alt.structure if alt is not None and alt.probability >= LEGAL_RUNNER_UP else None
 
 
 def _surely_a_piece(observation: Observation, name: str) -> bool:
