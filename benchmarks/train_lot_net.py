@@ -1,7 +1,7 @@
 """Fit the board network of boardcam.vision.lot_net on generated scenes.
 
     python benchmarks/train_lot_net.py prepare FIRST COUNT [--jobs 2] [--size WxH] [--edition R]
-        [--reflections] [--glass] [--clear] [--relit]   # render, cache
+        [--reflections] [--glass] [--clear] [--relit] [--soft-coins]   # render, cache
     python benchmarks/train_lot_net.py fit [--epochs 30] [--hold-out-edition D] [--start-from NPZ --max-lr LR]
     python benchmarks/train_lot_net.py blend FIRST.npz SECOND.npz [--share 0.5] [-o OUT]
 
@@ -45,6 +45,7 @@ CACHE = CACHES[0]  # where prepare writes
 MAX_REFLECTIONS = 1.5  # of plastic's Fresnel reflectance: from none (the benchmarks' look) to more than physics
 MAX_CLARITY = 0.7  # share of what lies behind that a translucent tower lets through (the benchmarks': 0.22)
 MIN_GLASS = 0.3  # least share of the clear-plastic look in --clear scenes (the benchmarks': 0)
+MIN_COIN_RIM = 0.2  # faintest coin rim in --soft-coins scenes (the benchmarks': 1; path-traced coins measure 0.3)
 
 
 def _lot_id(name: str) -> int:
@@ -74,7 +75,8 @@ def covered_lots(truth: dict[str, Any]) -> list[str]:
 
 
 def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | None = None,
-                reflections: bool = False, glass: bool = False, relit: bool = False, clear: bool = False) -> Path:
+                reflections: bool = False, glass: bool = False, relit: bool = False, clear: bool = False,
+                soft_coins: bool = False) -> Path:
     """Render one training seed and cache the reader's inputs in both modes (lots under a hand: COVERED).
 
     ``edition`` "R" prints every scene in made-up tile art with inks and piece
@@ -91,6 +93,11 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     other lamps than the frame, as after a lamp is switched mid-game (the app
     keeps its setup reference all game), so that a shading change alone is
     not learnt to mean a piece.
+    ``soft_coins``: every dome a flat coin whose rim shows fainter than the
+    ray caster's (``SceneParams.coin_rim`` drawn per scene from
+    ``MIN_COIN_RIM`` to 1): under a path tracer's light a coin of the tile's
+    own colour is only a faint ring, which the network had learnt to see
+    only when dark.
     """
     import cv2
 
@@ -119,6 +126,9 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     if clear:
         glassy = float(np.random.default_rng([seed, 9]).uniform(MIN_GLASS, 1.0))
         overrides = dict(overrides, tower_look="translucent", tower_glass=glassy)
+    if soft_coins:
+        rim = float(np.random.default_rng([seed, 10]).uniform(MIN_COIN_RIM, 1.0))
+        overrides = dict(overrides, dome_look="coin", coin_rim=rim)
     position, params = random_inputs(seed, size, overrides=overrides)  # the draws of scenegen.random_scene
     scene = render_scene(position, params, seed)
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -155,7 +165,8 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
 
 
 def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None, edition: str | None = None,
-            reflections: bool = False, glass: bool = False, relit: bool = False, clear: bool = False) -> None:
+            reflections: bool = False, glass: bool = False, relit: bool = False, clear: bool = False,
+            soft_coins: bool = False) -> None:
     from functools import partial
     from multiprocessing import Pool
 
@@ -163,7 +174,7 @@ def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = No
     start = time.time()
     with Pool(jobs) as pool:
         one = partial(prepare_one, size=size, edition=edition, reflections=reflections, glass=glass,
-                      relit=relit, clear=clear)
+                      relit=relit, clear=clear, soft_coins=soft_coins)
         for done, _ in enumerate(pool.imap_unordered(one, seeds), 1):
             if done % 20 == 0:
                 print(f"prepared {done}/{count} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
@@ -468,6 +479,8 @@ def main() -> None:
                    help="every tower translucent and partly or wholly clear plastic (dark on a dark tile)")
     p.add_argument("--relit", action="store_true",
                    help="the empty-board reference under other lamps than the frame (a lamp changed mid-game)")
+    p.add_argument("--soft-coins", action="store_true",
+                   help="every dome a flat coin whose rim shows fainter than the ray caster's (as path-traced)")
     f = sub.add_parser("fit")
     f.add_argument("--epochs", type=int, default=30)
     f.add_argument("--hold-out-edition", default=None)
@@ -484,7 +497,7 @@ def main() -> None:
     if args.what == "prepare":
         size = tuple(int(v) for v in args.size.split("x")) if args.size else None
         prepare(args.first, args.count, args.jobs, size, args.edition, args.reflections,  # type: ignore[arg-type]
-                args.glass, args.relit, args.clear)
+                args.glass, args.relit, args.clear, args.soft_coins)
     elif args.what == "blend":
         blend(args.first, args.second, args.share, args.out)
     else:

@@ -417,6 +417,7 @@ class _Frame:
     reflections: float = 0.0  # SceneParams.piece_reflections
     clarity: float = SceneParams.tower_clarity
     glass: float = 0.0  # SceneParams.tower_glass
+    coin_rim: float = 1.0  # SceneParams.coin_rim
     plane_z: float = 0.0  # height of the tile tops
     surroundings: np.ndarray | None = None  # the lit board and table before the pieces, blurred: what plastic mirrors
 
@@ -695,15 +696,17 @@ def _draw_dome(frame: _Frame, dome: _Dome, ident: int, occluders: tuple[_Occlude
     if normals_fn == "sphere":
         normals = (points - q[None, :]) / r
     else:
-        # flat top with a rounded (bevelled) rim, then the cylinder side
+        # flat top with a rounded (bevelled) rim, then the cylinder side; coin_rim < 1 turns both less
+        # from the light: local shading leaves out the light the table bounces into them, which a path
+        # tracer shows as a ring much fainter than this one
         radial = points - q[None, :]
         radial[:, 2] = 0
         dist = np.linalg.norm(radial, axis=1)
         outward = radial / np.maximum(dist, 1e-9)[:, None]
         bevel = min(1.5, 0.15 * r)
-        tilt = np.clip((dist - (r - bevel)) / bevel, 0, 1) * 1.2
+        tilt = np.clip((dist - (r - bevel)) / bevel, 0, 1) * 1.2 * frame.coin_rim
         on_side = side_first[keep]
-        tilt[on_side] = math.pi / 2
+        tilt[on_side] = math.pi / 2 * frame.coin_rim
         normals = outward * np.sin(tilt)[:, None]
         normals[:, 2] = np.cos(tilt)
     _write(frame, ix, iy, lam, _shade(frame, points, normals, dome.material, occluders), dome.material, ident)
@@ -1017,7 +1020,7 @@ def render_scene(position: dict[str, Any], params: SceneParams, seed: int = 0, *
     frame.image = np.asarray(cv2.add(cv2.multiply(frame.image, cv2.merge(light_planes)), cv2.merge(shine_planes)))
 
     # pieces, far to near so translucent plastic shows what is behind it
-    frame.clarity, frame.glass = params.tower_clarity, params.tower_glass
+    frame.clarity, frame.glass, frame.coin_rim = params.tower_clarity, params.tower_glass, params.coin_rim
     frame.reflections, frame.plane_z = params.piece_reflections, t
     if params.piece_reflections > 0 or params.tower_glass > 0:
         frame.surroundings = np.asarray(cv2.GaussianBlur(frame.image, (0, 0), max(1.0, 1.5 * ppm)))

@@ -415,3 +415,27 @@ def test_a_clear_plastic_tower_shows_the_tile_under_it() -> None:
     assert tower_green("black", 0.0) > 0.8 * tower_green("red", 0.0)
     assert tower_green("black", 1.0) < 0.6 * tower_green("red", 1.0)
     assert tower_green("black", 1.0) < 0.6 * tower_green("black", 0.0)
+
+
+def test_a_soft_coin_rim_is_a_fainter_ring_than_the_ray_casters() -> None:
+    """coin_rim: a coin of its tile's own colour shows only as a ring; below 1 the ring is fainter, as a
+    path tracer shows it (the table's bounced light fills the rim that local shading leaves dark)."""
+    position = _position({"C5": {"kind": "dome", "color": "red"}})
+    position["tiles"] = {key: {**tile, "color": "red"} for key, tile in position["tiles"].items()}
+    params = _clean(edition="B", piece_jitter_mm=0.0, size=(800, 600), camera_height_mm=450.0, dome_look="coin")
+
+    def ring_over_top(rim: float) -> float:
+        scene = render_scene(position, params.replace(coin_rim=rim), seed=2)
+        lightness = cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        lots = scene.truth["lot_centers_px"]
+        x, y = lots["C5"]
+        radius = params.dome_mm / 2 * abs(lots["D5"][0] - x) / ((params.tile_mm + params.tile_gap_mm) / 2)
+        ys, xs = np.mgrid[0:lightness.shape[0], 0:lightness.shape[1]]
+        distance = np.hypot(xs - x, ys - y) / radius
+        top = float(np.median(lightness[distance < 0.5]))
+        ring = min(float(lightness[(distance >= q) & (distance < q + 0.1)].mean()) for q in np.arange(0.7, 1.1, 0.05))
+        return ring / top
+
+    assert ring_over_top(1.0) < 0.9
+    assert ring_over_top(0.3) > ring_over_top(1.0) + 0.05
+    assert ring_over_top(0.3) < 1.0  # still a ring
