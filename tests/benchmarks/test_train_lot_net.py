@@ -29,28 +29,23 @@ def test_a_relit_reference_changes_the_setup_look_and_not_the_frame(tmp_path: Pa
     assert shift > 0.5  # Lab units; the frame's own look averages about 23
 
 
-
 def test_soft_coins_change_how_the_domes_look_and_not_what_they_are(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Every dome becomes a coin with a fainter rim; the labels, and the lots without a dome, stay."""
     from boardcam.vision.lot_net import CLASSES
     from boardcam.vision.reader import LOT_PX
+    from boardcam.vision.tiles import lot_grid
 
     same = _prepared(tmp_path, monkeypatch, "same")
     soft = _prepared(tmp_path, monkeypatch, "soft", soft_coins=True)
     assert np.array_equal(same["labels"], soft["labels"])
     domes = [i for i, label in enumerate(same["labels"]) if label < len(CLASSES) and CLASSES[label][0] == "dome"]
     assert domes  # the seed's position has domes to change
-    change = np.abs(same["lab_frame"].astype(np.float32) - soft["lab_frame"].astype(np.float32)).mean(axis=-1)
-    margin = (change.shape[1] - 8 * LOT_PX) // 2
-    lots = change[margin:margin + 10 * LOT_PX, margin:margin + 8 * LOT_PX][::-1]  # row 1 at the top
-
-    def changed(lot: int) -> float:
-        row, col = divmod(lot, 8)
-        return float(lots[row * LOT_PX:(row + 1) * LOT_PX, col * LOT_PX:(col + 1) * LOT_PX].mean())
-
-    assert min(changed(lot) for lot in domes) > 0.5
-    assert max(changed(lot) for lot in range(80) if lot not in domes) < 0.5
+    change = np.abs(same["lab_frame"].astype(np.float32) - soft["lab_frame"].astype(np.float32))
+    margin = (change.shape[1] - 8 * LOT_PX) // 2  # the cached frame keeps a margin around the board
+    changed = lot_grid(change[margin:-margin, margin:-margin], LOT_PX).mean(axis=(1, 2, 3))
+    assert changed[domes].min() > 0.5
+    assert np.delete(changed, domes).max() < 0.5
 
 
 def _network(value: float) -> dict[str, np.ndarray]:
