@@ -10,7 +10,9 @@ benchmarks' seeds 0.., the tests' and the app bench's games) with its empty
 twin (the same table with no pieces, other sensor noise: what the app saw at
 setup) and caches, per scene, what the reader has before it decides the
 lots, in both of its modes: the warped Lab frame and every lot's empty look
-from the frame's own templates, and the same against the setup reference.
+from the frame's own templates, and the same against the setup reference
+(a ``--soft-coins`` scene is fitted in the second mode only: see
+``prepare_one``).
 Half of the scenes are warped at a pose off by a few hundredths of a lot, as
 a searched pose is.  The cache lives in ``$BOARDCAM_TRAIN_CACHE`` (default
 ``/tmp/boardcam-lotnet``).
@@ -95,9 +97,15 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     not learnt to mean a piece.
     ``soft_coins``: every dome a flat coin whose rim shows fainter than the
     ray caster's (``SceneParams.coin_rim`` drawn per scene from
-    ``MIN_COIN_RIM`` to 1): under a path tracer's light a coin of the tile's
-    own colour is only a faint ring, which the network had learnt to see
-    only when dark.
+    ``MIN_COIN_RIM`` to 1) and whose top is anything from matt to glossy
+    (``SceneParams.coin_gloss`` drawn from 0 to 1): under a path tracer's
+    light a coin of the tile's own colour is only a faint ring around a top
+    as light as the tile, or lighter and paler, which the network had learnt
+    to see only when dark.  Such a coin looks like a pale disc printed on
+    the tile, so these scenes teach the network only against the setup
+    reference (``reference_only`` in the cache), where a print is in the
+    reference and a coin departs from it; taught from templates too, the
+    network took printed discs for coins (docs/vision.md).
     """
     import cv2
 
@@ -128,7 +136,8 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
         overrides = dict(overrides, tower_look="translucent", tower_glass=glassy)
     if soft_coins:
         rim = float(np.random.default_rng([seed, 10]).uniform(MIN_COIN_RIM, 1.0))
-        overrides = dict(overrides, dome_look="coin", coin_rim=rim)
+        gloss = float(np.random.default_rng([seed, 11]).uniform(0.0, 1.0))
+        overrides = dict(overrides, dome_look="coin", coin_rim=rim, coin_gloss=gloss)
     position, params = random_inputs(seed, size, overrides=overrides)  # the draws of scenegen.random_scene
     scene = render_scene(position, params, seed)
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -159,7 +168,7 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
         lab_frame=lab_frame.astype(np.float16), expected_frame=from_frame.expected.astype(np.float16),
         lab_ref=lab_ref.astype(np.float16), expected_ref=with_ref.expected.astype(np.float16),
         centre=np.asarray(geometry.camera_centre, np.float64), labels=labels,
-        edition=np.array(params.edition), size=np.array(size),
+        edition=np.array(params.edition), size=np.array(size), reference_only=np.array(soft_coins),
     )
     return path
 
@@ -206,27 +215,34 @@ def cached_paths() -> list[Path]:
     return sorted((p for cache in CACHES for p in cache.glob("*.npz")), key=lambda p: int(p.stem))
 
 
-def load_cache(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Inputs (2n, C, H, W) in both modes (torch layout), labels (2n, 80), editions (2n,)."""
+def load_cache(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Inputs (m, C, H, W) in torch layout, labels (m, 80), editions (m,) and each input's scene (m,).
+
+    A scene gives an input in each of the reader's modes (templates, then the
+    setup reference), or one against the reference alone when it was cached
+    ``reference_only``.
+    """
     from boardcam.vision.lot_net import net_input
 
-    usable = usable_scenes(paths)
-    x: np.ndarray | None = None  # filled in place: the inputs of every scene at once take many GB
-    y = np.zeros((2 * len(usable), 80), np.int64)
-    eds: list[str] = []
-    for i, path in enumerate(usable):
+    modes = (("lab_frame", "expected_frame", False), ("lab_ref", "expected_ref", True))
+    inputs: list[tuple[int, Path, tuple[str, str, bool]]] = []
+    for scene, path in enumerate(usable_scenes(paths)):
         with np.load(path) as d:
-            geometry = _Geometry(d["centre"])
-            for j, (lab, expected, flag) in enumerate((("lab_frame", "expected_frame", False),
-                                                       ("lab_ref", "expected_ref", True))):
-                planes = net_input(d[lab].astype(np.float32), geometry, d[expected].astype(np.float32), flag)
-                if x is None:
-                    x = np.empty((2 * len(usable), planes.shape[2], planes.shape[0], planes.shape[1]), np.float16)
-                x[2 * i + j] = planes.transpose(2, 0, 1)
-                y[2 * i + j] = d["labels"]
-                eds.append(str(d["edition"]))
+            reference_only = "reference_only" in d.files and bool(d["reference_only"])
+        inputs += [(scene, path, mode) for mode in (modes[1:] if reference_only else modes)]
+    x: np.ndarray | None = None  # filled in place: the inputs of every scene at once take many GB
+    y = np.zeros((len(inputs), 80), np.int64)
+    eds: list[str] = []
+    for i, (_, path, (lab, expected, flag)) in enumerate(inputs):
+        with np.load(path) as d:
+            planes = net_input(d[lab].astype(np.float32), _Geometry(d["centre"]), d[expected].astype(np.float32), flag)
+            if x is None:
+                x = np.empty((len(inputs), planes.shape[2], planes.shape[0], planes.shape[1]), np.float16)
+            x[i] = planes.transpose(2, 0, 1)
+            y[i] = d["labels"]
+            eds.append(str(d["edition"]))
     assert x is not None, "no cached scenes"
-    return x, y, np.array(eds)
+    return x, y, np.array(eds), np.array([scene for scene, _, _ in inputs])
 
 
 def build_torch_model(classes: int) -> Any:
@@ -304,9 +320,8 @@ def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     paths = cached_paths()[:scenes]
-    x, y, editions = load_cache(paths)
-    n = len(x) // 2  # scenes; each appears twice (frame templates, reference), kept together in a split
-    scene = np.repeat(np.arange(n), 2)
+    x, y, editions, scene = load_cache(paths)  # a scene's inputs in both modes stay together in a split
+    n = int(scene.max()) + 1
     held = scene % 7 == 3  # every 7th scene, so every frame size and seed range is held out alike
     if hold_out_edition:
         train = ~held & (editions != hold_out_edition)
@@ -395,7 +410,7 @@ def blend(first: Path, second: Path, share: float, out: Path) -> None:
     with np.load(first) as a, np.load(second) as b:
         weights = blended_weights(dict(a), dict(b), share)
     held = usable_scenes(cached_paths())[3::7]  # the scenes fit holds out
-    x, y, _ = load_cache(held)
+    x, y, _, _ = load_cache(held)
     model = build_torch_model(OUTPUTS)
     _load_weights(model, weights)
     temperature = _fit_temperature(model, x, y)
@@ -480,7 +495,7 @@ def main() -> None:
     p.add_argument("--relit", action="store_true",
                    help="the empty-board reference under other lamps than the frame (a lamp changed mid-game)")
     p.add_argument("--soft-coins", action="store_true",
-                   help="every dome a flat coin whose rim shows fainter than the ray caster's (as path-traced)")
+                   help="every dome a flat coin, rim fainter and top glossier than the ray caster's (as path-traced)")
     f = sub.add_parser("fit")
     f.add_argument("--epochs", type=int, default=30)
     f.add_argument("--hold-out-edition", default=None)

@@ -170,6 +170,7 @@ class SceneParams:
     tower_clarity: float = 0.22  # share of what lies behind a translucent tower that shows through it
     tower_glass: float = 0.0  # 1: translucent towers are clear coloured plastic (light through them, not a lit colour)
     coin_rim: float = 1.0  # how far a coin's rounded rim turns from the light: 1 the ray caster's dark ring, lower fainter
+    coin_gloss: float = 0.0  # 0: a coin's top as matt as the ray caster drew it; 1: it mirrors the lamps broadly
     # sensor
     noise: float = 0.006
     shot_noise: float = 0.012

@@ -305,7 +305,19 @@ def _dome_shape(centre: np.ndarray, radius: float, colour: str, pal: dict[str, n
                 params: SceneParams) -> _Dome:
     if params.dome_look == "bead":
         return _Dome(centre, radius, 0.0, _Material(pal[f"dome:{colour}"], 0.6, 120.0))
-    return _Dome(centre, radius, 3.2, _Material(pal[f"dome:{colour}"], 0.12, 40.0))
+    # a glossier coin mirrors the lamps in a stronger, broader sheen that pales and lightens its top (COIN_GLOSS)
+    gloss = params.coin_gloss
+    specular = COIN_SPECULAR + (COIN_GLOSS_SPECULAR - COIN_SPECULAR) * gloss
+    shininess = COIN_SHININESS / (1.0 + (COIN_SHININESS / COIN_GLOSS_SHININESS - 1.0) * gloss)
+    return _Dome(centre, radius, 3.2, _Material(pal[f"dome:{colour}"], specular, shininess))
+
+
+#: a coin's Blinn-Phong specular weight and exponent at coin_gloss 0 and at 1.  Why the range: path-traced
+#: glossy coins (Cycles, roughness 0.4) of their tile's colour often show a top as light as the tile and paler,
+#: only the thin rim telling them apart; the ray caster's coin was always darker and as saturated as its ink.
+#: At 1 the ray caster's coins on frame 7104 show the pale tops Cycles gives its red and green coins there
+COIN_SPECULAR, COIN_SHININESS = 0.12, 40.0
+COIN_GLOSS_SPECULAR, COIN_GLOSS_SHININESS = 0.5, 10.0
 
 
 def _pieces(structures: dict[str, Structure], layout: Layout, params: SceneParams) -> dict[str, list[Any]]:

@@ -440,3 +440,29 @@ def test_a_soft_coin_rim_is_a_fainter_ring_than_the_ray_casters() -> None:
     assert dark < 0.9
     assert faint > dark + 0.05
     assert faint < 1.0  # still a ring
+
+
+def test_a_glossy_coin_top_is_lighter_and_paler_than_a_matt_one() -> None:
+    """coin_gloss: a glossy coin mirrors the lamps over its whole flat top, so a red coin on a red tile
+    shows a top as light as the tile and paler, as path-traced ones do, where the matt one is darker;
+    the tile around it stays as it was."""
+    position = _position({"C5": {"kind": "dome", "color": "red"}})
+    position["tiles"] = {key: {**tile, "color": "red"} for key, tile in position["tiles"].items()}
+    params = _clean(edition="B", piece_jitter_mm=0.0, size=(800, 600), camera_height_mm=450.0, dome_look="coin")
+
+    def top_and_tile(gloss: float) -> tuple[np.ndarray, np.ndarray]:
+        scene = render_scene(position, params.replace(coin_gloss=gloss), seed=2)
+        lab = cv2.cvtColor(scene.image, cv2.COLOR_BGR2Lab).astype(np.float32)
+        lots = scene.truth["lot_centers_px"]
+        def patch(lot: str) -> np.ndarray:
+            x, y = (int(round(v)) for v in lots[lot])
+            return lab[y - 3:y + 4, x - 3:x + 4].reshape(-1, 3).mean(0)
+
+        return patch("C5"), patch("C6")
+
+    matt_top, matt_tile = top_and_tile(0.0)
+    glossy_top, glossy_tile = top_and_tile(1.0)
+    assert np.allclose(matt_tile, glossy_tile)
+    assert glossy_top[0] > matt_top[0] + 5  # lighter
+    chroma = lambda lab: float(np.hypot(lab[1] - 128, lab[2] - 128))  # noqa: E731
+    assert chroma(glossy_top) < chroma(matt_top) - 5  # paler

@@ -11,10 +11,13 @@ import train_lot_net
 
 
 def _prepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, **looks: bool) -> dict[str, np.ndarray]:
-    monkeypatch.setattr(train_lot_net, "CACHE", tmp_path / name)
-    path = train_lot_net.prepare_one(500_003, size=(820, 616), **looks)
-    with np.load(path) as cached:
+    with np.load(_prepared_path(tmp_path, monkeypatch, name, **looks)) as cached:
         return {key: cached[key] for key in cached.files}
+
+
+def _prepared_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, **looks: bool) -> Path:
+    monkeypatch.setattr(train_lot_net, "CACHE", tmp_path / name)
+    return train_lot_net.prepare_one(500_003, size=(820, 616), **looks)
 
 
 def test_a_relit_reference_changes_the_setup_look_and_not_the_frame(tmp_path: Path,
@@ -46,6 +49,21 @@ def test_soft_coins_change_how_the_domes_look_and_not_what_they_are(tmp_path: Pa
     changed = lot_grid(change[margin:-margin, margin:-margin], LOT_PX).mean(axis=(1, 2, 3))
     assert changed[domes].min() > 0.5
     assert np.delete(changed, domes).max() < 0.5
+
+
+def test_soft_coin_scenes_teach_only_against_the_setup_reference(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A same-colour coin looks like a printed disc without the empty board to compare: a soft-coins scene
+    gives the fit one input, in the reference mode; an ordinary scene gives one in each mode."""
+    from boardcam.vision.lot_net import INPUT_CHANNELS
+
+    plain = _prepared_path(tmp_path, monkeypatch, "plain")
+    soft = _prepared_path(tmp_path, monkeypatch, "soft", soft_coins=True)
+    x, y, _, scenes = train_lot_net.load_cache([plain, soft])
+    assert scenes.tolist() == [0, 0, 1]
+    flag = x[:, INPUT_CHANNELS - 1].astype(np.float32).mean(axis=(1, 2))  # the reference plane
+    assert flag.tolist() == [0.0, 1.0, 1.0]
+    assert np.array_equal(y[0], y[2])  # the same position, seen with coins
 
 
 def _network(value: float) -> dict[str, np.ndarray]:
