@@ -454,6 +454,7 @@ def test_a_glossy_coin_top_is_lighter_and_paler_than_a_matt_one() -> None:
         scene = render_scene(position, params.replace(coin_gloss=gloss), seed=2)
         lab = cv2.cvtColor(scene.image, cv2.COLOR_BGR2Lab).astype(np.float32)
         lots = scene.truth["lot_centers_px"]
+
         def patch(lot: str) -> np.ndarray:
             x, y = (int(round(v)) for v in lots[lot])
             return lab[y - 3:y + 4, x - 3:x + 4].reshape(-1, 3).mean(0)

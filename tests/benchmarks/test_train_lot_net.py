@@ -34,7 +34,8 @@ def test_a_relit_reference_changes_the_setup_look_and_not_the_frame(tmp_path: Pa
 
 def test_soft_coins_change_how_the_domes_look_and_not_what_they_are(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every dome becomes a coin with a fainter rim; the labels, and the lots without a dome, stay."""
+    """Every dome becomes a coin with a fainter rim and a glossier top; the labels, and the lots without a
+    dome, stay."""
     from boardcam.vision.lot_net import CLASSES
     from boardcam.vision.reader import LOT_PX
     from boardcam.vision.tiles import lot_grid
