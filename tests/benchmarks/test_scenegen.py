@@ -326,7 +326,7 @@ def test_overrides_are_applied_and_unknown_ones_refused() -> None:
 
 def test_bad_positions_are_refused_naming_the_field() -> None:
     position = _position()
-    del position["tiles"]["C5"]  # type: ignore[attr-defined]
+    del position["tiles"]["C5"]
     with pytest.raises(ValueError, match="C5"):
         render_scene(position, _clean(), 0)
     position = _position({"D4": {"kind": "tower", "color": "black"}})
@@ -417,12 +417,18 @@ def test_a_clear_plastic_tower_shows_the_tile_under_it() -> None:
     assert tower_green("black", 1.0) < 0.6 * tower_green("black", 0.0)
 
 
+def _red_coin_on_red_tiles() -> tuple[dict[str, object], SceneParams]:
+    """A red coin on C5 with every tile red: the coin shows only by its rim and top, as own-colour coins do."""
+    position = _position({"C5": {"kind": "dome", "color": "red"}})
+    position["tiles"] = {key: {**tile, "color": "red"} for key, tile in position["tiles"].items()}
+    return position, _clean(edition="B", piece_jitter_mm=0.0, size=(800, 600), camera_height_mm=450.0,
+                            dome_look="coin")
+
+
 def test_a_soft_coin_rim_is_a_fainter_ring_than_the_ray_casters() -> None:
     """coin_rim: a coin of its tile's own colour shows only as a ring; below 1 the ring is fainter, as a
     path tracer shows it (the table's bounced light fills the rim that local shading leaves dark)."""
-    position = _position({"C5": {"kind": "dome", "color": "red"}})
-    position["tiles"] = {key: {**tile, "color": "red"} for key, tile in position["tiles"].items()}
-    params = _clean(edition="B", piece_jitter_mm=0.0, size=(800, 600), camera_height_mm=450.0, dome_look="coin")
+    position, params = _red_coin_on_red_tiles()
 
     def ring_over_top(rim: float) -> float:
         scene = render_scene(position, params.replace(coin_rim=rim), seed=2)
@@ -446,9 +452,7 @@ def test_a_glossy_coin_top_is_lighter_and_paler_than_a_matt_one() -> None:
     """coin_gloss: a glossy coin mirrors the lamps over its whole flat top, so a red coin on a red tile
     shows a top as light as the tile and paler, as path-traced ones do, where the matt one is darker;
     the tile around it stays as it was."""
-    position = _position({"C5": {"kind": "dome", "color": "red"}})
-    position["tiles"] = {key: {**tile, "color": "red"} for key, tile in position["tiles"].items()}
-    params = _clean(edition="B", piece_jitter_mm=0.0, size=(800, 600), camera_height_mm=450.0, dome_look="coin")
+    position, params = _red_coin_on_red_tiles()
 
     def top_and_tile(gloss: float) -> tuple[np.ndarray, np.ndarray]:
         scene = render_scene(position, params.replace(coin_gloss=gloss), seed=2)
