@@ -135,6 +135,21 @@ def test_a_sure_move_elsewhere_wins_over_a_faint_one(boards):
     assert referee.game.moves[-1].lot == LOT_NAMES.index(lot)
 
 
+def test_a_new_piece_read_unsurely_wins_over_a_faint_one(game, boards):
+    """The piece read as the answer, however unsurely, is the move; a faint build elsewhere is not taken for it."""
+    referee, lot, piece = three_plies_in(boards)
+    before = game_after(game, 3)
+    move = game.moves[3]
+    elsewhere = next(name for index, name in enumerate(LOT_NAMES) if name not in boards[4]["structures"]
+                     and not before.violations(Move(move.player, index, move.piece)))
+    look = seen(boards[4], {lot: 0.64, elsewhere: 0.62}, runners_up={elsewhere: faint(piece)})
+    for _ in range(6):
+        out = referee.observe(look)
+        assert out.light is Light.AMBER and referee.game.ply == 3 and LOT_NAMES.index(elsewhere) not in referee.accepted.structures
+    out = referee.observe(seen(boards[4]))
+    assert out.light is Light.GREEN and referee.game.ply == 4 and referee.game.moves[-1] == move
+
+
 # ------------------------------------------------------------------ faint caps
 
 
