@@ -625,7 +625,8 @@ class Referee:
         lot = parse_lot(name)
         read = observation.position.structures.get(lot)
         alt = observation.runners_up.get(name)
-        if lot in self.accepted.structures or read is None or alt is None or not _surely_a_piece(observation, name):
+        if lot in self.accepted.structures or read is None or alt is None or alt.structure is None \
+                or not _surely_a_piece(observation, name):
             return None
         options = [(structure, move) for structure in (read, alt.structure)
                    if (move := self._legal_move_to(Position(after.tiles, {**after.structures, lot: structure})))]
