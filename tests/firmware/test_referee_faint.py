@@ -145,7 +145,8 @@ def test_a_new_piece_read_unsurely_wins_over_a_faint_one(game, boards):
     look = seen(boards[4], {lot: 0.64, elsewhere: 0.62}, runners_up={elsewhere: faint(piece)})
     for _ in range(6):
         out = referee.observe(look)
-        assert out.light is Light.AMBER and referee.game.ply == 3 and LOT_NAMES.index(elsewhere) not in referee.accepted.structures
+        assert out.light is Light.AMBER and referee.game.ply == 3
+        assert LOT_NAMES.index(elsewhere) not in referee.accepted.structures
     out = referee.observe(seen(boards[4]))
     assert out.light is Light.GREEN and referee.game.ply == 4 and referee.game.moves[-1] == move
 

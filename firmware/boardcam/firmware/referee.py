@@ -472,7 +472,7 @@ class Referee:
         if unsure:
             if self._looks < self.max_looks or set(unsure) == set(changed):
                 if self._looks >= self.max_looks:  # nothing sure moved: the faint builds, or the rules, may tell
-                    taken = None if self._unsure_arrival(after, unsure) else self._take_faint_builds(faint)
+                    taken = None if self._unsure_arrivals(after, unsure) else self._take_faint_builds(faint)
                     if taken is None:
                         taken = self._one_legal_answer(after, unsure, observation)
                     if taken is not None:
@@ -482,8 +482,7 @@ class Referee:
             # confidently elsewhere.  It counts as it was; once it reads clearly,
             # whatever it shows is judged then (a late move is caught up), or
             # when the turn order shows it was a move (_with_unread_builds).
-            arrivals = [name for name in unsure if parse_lot(name) not in self.accepted.structures
-                        and parse_lot(name) in after.structures]
+            arrivals = self._unsure_arrivals(after, unsure)
             pending = self._pending_arrivals(arrivals, changed, unsure, observation)
             if pending:
                 caught_up = self._caught_up_with_pending(
@@ -817,21 +816,21 @@ class Referee:
                 candidates.append((name, alt.structure))
         return candidates
 
-    def _unsure_arrival(self, after: Position, unsure: list[str]) -> bool:
-        """Whether a lot read unsurely shows a new piece as its answer.
+    def _unsure_arrivals(self, after: Position, unsure: list[str]) -> list[str]:
+        """The lots read unsurely whose answer is a new piece.
 
-        Why: such a piece is better evidence of the move than a faint build,
-        whose piece is only the runner-up behind "empty".  Made-up-art game
-        2802: black's blue tower on B8 read "0.64" for a few frames while
-        the empty F4 beside a red tower's tile read "empty, 0.62"; the faint
-        red tower on F4 was taken as black's move, and B8, read surely a
-        move later, was caught up as a move of its own.  From there the
-        supply was out (black's real red tower, ten plies on, was one too
-        many) and the game was lost.  Looking on lets the tower read surely.
+        While there is one, no faint build is taken: such a piece is better
+        evidence of the move than one that is only the runner-up behind
+        "empty".  Made-up-art game 2802: black's blue tower on B8 read 0.64
+        for a few frames while the empty F4 read "empty, 0.62" with a red
+        tower behind the doubt; that faint tower was taken as black's move,
+        and B8, read surely a move later, was caught up as a move of its
+        own.  Ten plies on, black's real red tower was one too many, and
+        the game was lost.  Looking on lets the tower read surely.
         """
         assert self.accepted is not None
-        return any(parse_lot(name) in after.structures and parse_lot(name) not in self.accepted.structures
-                   for name in unsure)
+        return [name for name in unsure
+                if parse_lot(name) in after.structures and parse_lot(name) not in self.accepted.structures]
 
     def _take_faint_builds(self, faint: list[tuple[str, Structure]]) -> Outputs | None:
         """One faint build taken as ``_take_faint_build`` does; two or three taken as moves missed
