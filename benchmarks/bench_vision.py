@@ -255,8 +255,12 @@ def hidden_icon_guess(position: dict[str, Any]) -> tuple[float, float]:
 
 
 def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640, 1232),
-                 edition: str | None = None, clear_towers: bool = False, empty: bool = False) -> dict[str, Any]:
+                 edition: str | None = None, clear_towers: bool = False, empty: bool = False,
+                 exposure: float = 1.0) -> dict[str, Any]:
     """Read ``count`` generated scenes twice; returns the figures described in the module docstring.
+
+    ``exposure`` scales every frame's values (clipped), as a camera that
+    exposes the board darker or brighter than the generator does.
 
     The top-level accuracy figures are those of the *known-pose* reading
     (the scene's true corners in the reader's convention): reading alone,
@@ -280,7 +284,7 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     for index in range(count):
         scene = (empty_board_scene if empty else random_scene)(seed + index, size=size, **overrides)
         corners, position = truth_in_reader_convention(scene.truth)
-        image = scene.image
+        image = scene.image if exposure == 1.0 else exposed(scene.image, exposure)
         occluded = bool(scene.truth.get("occluded"))
         if not occluded:
             lost, all_right = hidden_icon_guess(position)
@@ -309,6 +313,8 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
         out["towers"] = "clear plastic"
     if empty:
         out["boards"] = "empty (the app's setup frame)"
+    if exposure != 1.0:
+        out["exposure"] = exposure
     out.update(known.figures())
     out["tile_accuracy_if_pieces_hide"] = 1.0 - guesses_lost / max(20 * clean_boards, 1)
     out["board_exact_if_pieces_hide"] = guessed_boards / max(clean_boards, 1)
@@ -320,6 +326,11 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     })
     out["from_scratch"] = scratch.figures()
     return out
+
+
+def exposed(image: np.ndarray, factor: float) -> np.ndarray:
+    """A frame's 8-bit values scaled by ``factor`` and clipped: the same view exposed otherwise."""
+    return cv2.convertScaleAbs(image, alpha=factor)
 
 
 def _percentile(values: list[float], q: float) -> float | None:

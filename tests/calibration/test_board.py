@@ -15,6 +15,7 @@ from boardcam.calibration.board import (
     merge_colours,
     orient_corners,
     row1_side,
+    white_balance_gains,
 )
 from boardcam.calibration.mat import mat_layout, render_mat
 from boardcam.calibration.store import Calibration, load_calibration_with_message, save_calibration
@@ -184,3 +185,17 @@ def test_the_players_layout_wins_over_the_reading(empty_position: dict) -> None:
     assert appearance.reference is not None and dict(appearance.reference.tiles) == empty_position["tiles"]
     with pytest.raises(InputError, match="20 tiles"):
         board_at(scene.image, scene.truth["corners_px"], layout={"tiles": {"A1": {"color": "red", "icon": "A1"}}})
+
+
+def test_the_stored_white_balance_brightens_an_underexposed_board_as_the_vision_does() -> None:
+    from boardcam.vision.colour import EXPOSURE_FLOOR, shades_of_grey_gains
+
+    rng = np.random.default_rng(4)
+    board = rng.integers(20, 230, (160, 128, 3)).astype(np.uint8)
+    assert np.array_equal(white_balance_gains(board), shades_of_grey_gains(board))  # well exposed: balance only
+    dark = (board * 0.35).astype(np.uint8)
+    gains = white_balance_gains(dark)
+    lift = gains / shades_of_grey_gains(dark)
+    assert lift == pytest.approx(np.full(3, lift[0])) and lift[0] > 1.0
+    grey = (dark.reshape(-1, 3) * gains.astype(np.float32)) @ np.array([0.114, 0.587, 0.299], np.float32)
+    assert float(np.percentile(grey, 99)) == pytest.approx(EXPOSURE_FLOOR, abs=1.5)

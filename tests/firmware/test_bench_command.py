@@ -54,6 +54,17 @@ def test_clear_towers_is_an_option_of_the_vision_bench_only(capsys: pytest.Captu
     assert "--clear-towers is an option of bench vision only" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv, error", [
+    (["bench", "app", "--exposure", "0.5"], "--exposure is an option of bench vision only"),
+    (["bench", "vision", "--exposure", "0"], "--exposure must be above 0 and at most 4, got 0.0"),
+    (["bench", "vision", "--exposure", "9"], "--exposure must be above 0 and at most 4, got 9.0"),
+])
+def test_exposure_is_a_positive_scale_for_the_vision_bench_only(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                                                 error: str) -> None:
+    assert main(argv) == 2
+    assert error in capsys.readouterr().err
+
+
 def _bench_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
     assert main(["bench", *argv, "--json"]) == 0
     return json.loads(capsys.readouterr().out)

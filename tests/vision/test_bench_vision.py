@@ -129,6 +129,21 @@ def test_bench_shows_clear_towers_when_asked(monkeypatch: pytest.MonkeyPatch):
     assert drawn[0]["tower_look"] == "translucent" and drawn[0]["tower_glass"] == 1.0
 
 
+def test_bench_reads_each_frame_exposed_as_asked(monkeypatch: pytest.MonkeyPatch):
+    import numpy as np
+    from scenegen import random_scene
+
+    import boardcam.vision
+
+    seen = []
+    original = boardcam.vision.read_board
+    monkeypatch.setattr(boardcam.vision, "read_board", lambda image, **kw: seen.append(image) or original(image, **kw))
+    out = bench_vision(count=1, seed=5, size=(640, 480), exposure=0.5)
+    assert out["exposure"] == 0.5 and len(seen) == 3  # the warm-up, the known pose, from scratch
+    plain = random_scene(5, size=(640, 480)).image.astype(np.float32)
+    assert all(np.abs(image - plain * 0.5).max() <= 0.5 for image in seen)
+
+
 def test_bench_reports_known_pose_and_from_scratch_figures():
     out = bench_vision(count=1, seed=5, size=(640, 480))
     for key in ("lot_accuracy", "tile_accuracy", "board_exact", "confident_wrong", "occluded_flagged",

@@ -1,11 +1,22 @@
-"""Matching a frame's colours to the empty-board reference (colour.gains_matching and its helpers)."""
+"""Balancing a frame's colours: for the board itself (colour.board_gains, with the exposure lift) and to
+match the empty-board reference (colour.gains_matching and its helpers)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from boardcam.vision.colour import gains_matching, lab_lots_to_bgr, lot_means, to_lab
+from boardcam.vision.colour import (
+    BOARD_P,
+    EXPOSURE_FLOOR,
+    MAX_EXPOSURE_LIFT,
+    board_gains,
+    gains_matching,
+    lab_lots_to_bgr,
+    lot_means,
+    shades_of_grey_gains,
+    to_lab,
+)
 from boardcam.vision.models import EmptyBoardReference
 
 LOT = 16
@@ -53,3 +64,30 @@ def test_a_dimmer_warmer_lamp_is_matched_whatever_the_pieces_on_a_minority_of_lo
     believed_empty = np.ones(80, bool)
     believed_empty[::4] = False
     assert gains_matching(relit, reference.bgr_means_at(LOT), believed_empty) == pytest.approx(1.0 / lamp, rel=0.02)
+
+
+def _brightest_percent_grey(board: np.ndarray, gains: np.ndarray) -> float:
+    grey = (board.reshape(-1, 3).astype(np.float32) * gains) @ np.array([0.114, 0.587, 0.299], np.float32)
+    return float(np.percentile(grey, 99))
+
+
+def test_a_board_exposed_within_the_fitted_range_is_only_balanced() -> None:
+    board = _printed_board().reshape(-1, LOT, 3)
+    assert _brightest_percent_grey(board, np.ones(3)) > EXPOSURE_FLOOR
+    assert np.array_equal(board_gains(board), shades_of_grey_gains(board, p=BOARD_P))
+
+
+def test_an_underexposed_board_is_brightened_to_the_floor_keeping_its_balance() -> None:
+    dark = (_printed_board().reshape(-1, LOT, 3) * 0.45).astype(np.uint8)
+    balance = shades_of_grey_gains(dark, p=BOARD_P)
+    gains = board_gains(dark)
+    lift = gains / balance
+    assert lift == pytest.approx(np.full(3, lift[0]))  # one gain for all three channels: the colours stay
+    assert lift[0] > 1.1
+    assert _brightest_percent_grey(dark, gains) == pytest.approx(EXPOSURE_FLOOR, abs=1.0)
+
+
+def test_a_frame_too_dark_to_tell_is_brightened_only_so_far() -> None:
+    nearly_black = (_printed_board().reshape(-1, LOT, 3) * 0.1).astype(np.uint8)
+    lift = board_gains(nearly_black) / shades_of_grey_gains(nearly_black, p=BOARD_P)
+    assert lift == pytest.approx(np.full(3, MAX_EXPOSURE_LIFT))

@@ -227,10 +227,12 @@ def empty_reference(
 
 
 def white_balance_gains(warped_board: np.ndarray) -> np.ndarray:
-    """BGR gains that make the board's illuminant estimate neutral (vision's estimator)."""
-    from boardcam.vision.colour import shades_of_grey_gains
+    """BGR gains that make the board's illuminant estimate neutral (vision's estimator), raised together
+    when the board is underexposed as the vision's own balance is (``colour.exposure_lift``)."""
+    from boardcam.vision.colour import exposure_lift, shades_of_grey_gains
 
-    return np.asarray(shades_of_grey_gains(warped_board), np.float64)
+    gains = np.asarray(shades_of_grey_gains(warped_board), np.float64)
+    return gains * exposure_lift(warped_board, gains)
 
 
 def balanced_lab(warped: np.ndarray, gains: Sequence[float] | np.ndarray | None = None) -> np.ndarray:

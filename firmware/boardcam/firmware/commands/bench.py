@@ -68,6 +68,9 @@ def register(subparsers: Any) -> None:
                        help="board and vision only: each scene's empty board with no hand (what the app's setup reads)")
     bench.add_argument("--clear-towers", action="store_true",
                        help="vision only: every tower of clear coloured plastic (dark on a dark tile)")
+    bench.add_argument("--exposure", type=float, default=None, metavar="F",
+                       help="vision only: every frame's values scaled by F and clipped, as a camera exposing "
+                            "the board darker (F < 1) or brighter would give them")
     bench.add_argument("--dir", default=None, metavar="FOLDER",
                        help="photos and photo-game only: images with a <name>.json record beside each "
                             "(position, optional corners_px); photo-game: a game's photos in name order")
@@ -134,6 +137,12 @@ def run(args: argparse.Namespace) -> int:
         if args.what != "vision":
             raise InputError(f"bench {args.what}: --clear-towers is an option of bench vision only")
         options["clear_towers"] = True
+    if getattr(args, "exposure", None) is not None:
+        if args.what != "vision":
+            raise InputError(f"bench {args.what}: --exposure is an option of bench vision only")
+        if not 0.0 < args.exposure <= 4.0:
+            raise InputError(f"bench vision: --exposure must be above 0 and at most 4, got {args.exposure}")
+        options["exposure"] = args.exposure
     takes_folder = args.what in FOLDER_HARNESSES
     if (getattr(args, "dir", None) is not None) != takes_folder:
         raise InputError(f"bench {args.what} needs --dir FOLDER" if takes_folder
