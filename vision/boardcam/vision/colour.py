@@ -160,16 +160,20 @@ def exposure_lift(board_bgr: np.ndarray, gains: np.ndarray) -> float:
     cloth or under a bright spot comes out dark.  Balancing scales each
     channel to keep the grey level; it cannot brighten the frame, and a
     board that dark darkens black coins and caps into the print.  With
-    every frame of the generator's 40 made-up-art scenes scaled to 0.55
-    of its values, the lots read wrong at the true pose went from 15 to
-    38 without the lift (docs/vision.md, "Exposure").  A frame within the
-    range is left as it is.
+    every frame of 40 generated made-up-art scenes scaled to 0.55 of its
+    values, 0.9857 of lots read right at the true pose without the lift
+    and 0.9938 with it, against 0.9945 unscaled (docs/vision.md, "Exposure").
+    A frame within the range is left as it is.  The brightest percent
+    comes from a 256-bin histogram of the balanced grey: a third of the
+    time of a sort, and a grey level is finer than the floor needs.
     """
-    pixels = board_bgr.reshape(-1, 3)
-    pixels = pixels[:: max(1, len(pixels) // SAMPLE_PIXELS)].astype(np.float32)
-    if len(pixels) == 0:
+    image = np.ascontiguousarray(board_bgr, dtype=np.uint8).reshape(-1, 1, 3)
+    if image.size == 0:
         return 1.0
-    top = float(np.percentile((pixels * np.asarray(gains, np.float32)) @ _GREY_WEIGHTS, 99))
+    weights = (_GREY_WEIGHTS * np.asarray(gains, np.float32)).reshape(1, 3)
+    grey = cv2.transform(image, weights)  # balanced grey, 8-bit (what lies above 255 is above any floor)
+    counts = np.cumsum(cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel())
+    top = float(np.searchsorted(counts, 0.99 * counts[-1]))
     if top >= EXPOSURE_FLOOR:
         return 1.0
     return min(EXPOSURE_FLOOR / max(top, 1.0), MAX_EXPOSURE_LIFT)
