@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from bench_vision import _Tally, bench_vision, truth_as_named, truth_in_reader_convention
@@ -130,7 +131,6 @@ def test_bench_shows_clear_towers_when_asked(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_bench_reads_each_frame_exposed_as_asked(monkeypatch: pytest.MonkeyPatch):
-    import numpy as np
     from scenegen import random_scene
 
     import boardcam.vision
