@@ -69,8 +69,8 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--clear-towers", action="store_true",
                        help="vision only: every tower of clear coloured plastic (dark on a dark tile)")
     bench.add_argument("--exposure", type=float, default=None, metavar="F",
-                       help="vision only: every frame's values scaled by F and clipped, as a camera exposing "
-                            "the board darker (F < 1) or brighter would give them")
+                       help="vision only: every scene's camera exposes F times what its auto exposure chose "
+                            "(F < 1: darker, as one metering a bright cloth around the board)")
     bench.add_argument("--dir", default=None, metavar="FOLDER",
                        help="photos and photo-game only: images with a <name>.json record beside each "
                             "(position, optional corners_px); photo-game: a game's photos in name order")
