@@ -94,6 +94,22 @@ def test_a_hand_over_the_board_is_flagged():
     assert all(reading.lot_confidence[name] == 0.0 for name in reading.occluded_lots)
 
 
+def test_a_board_searched_for_under_a_hand_is_trusted_no_more_than_its_placement():
+    """The arm may hide an edge of the array and the search fit it a tile off: from scratch, every
+    answer of an occluded frame is capped; at a known pose the lots clear of the hand keep theirs."""
+    from scenegen import hard_case_scene
+
+    from boardcam.vision.reader import PLACED_IN_DOUBT
+
+    sc = hard_case_scene("hand", seed=2, size=(820, 616))
+    searched = read_board(sc.image)
+    assert searched.occluded
+    assert max(searched.lot_confidence.values()) <= PLACED_IN_DOUBT < 0.9
+    assert max(searched.tile_confidence.values()) <= PLACED_IN_DOUBT
+    pose, _ = _truth_pose(sc)
+    assert max(read_board(sc.image, pose=pose).lot_confidence.values()) > 0.9
+
+
 def test_empty_board_reference_reads_the_later_frame():
     from boardcam.vision import empty_board_reference
 
