@@ -487,6 +487,112 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
     return out
 
 
+def lots_in_reader_convention(truth: dict[str, Any], lots: list[str]) -> list[str]:
+    """Lots the scene names (its ``hard_lots``, ``occluded_lots``) as the reader names them
+    (``truth_in_reader_convention``: half a turn when the generator's row 1 is the upper edge)."""
+    corners = truth["corners_px"]
+    turned = corners["A1"][1] + corners["H1"][1] < corners["A10"][1] + corners["H10"][1]
+    return [_rotate_lot(name) if turned else name for name in lots]
+
+
+class _CaseTally:
+    """One hard case read one way: every lot, the lots that make the case, and the hand flag."""
+
+    def __init__(self) -> None:
+        self.lots = self.lots_right = self.hard = self.hard_right = self.confident_wrong = 0
+        self.frames = self.flagged = self.not_found = 0
+        self.wrong_hard: list[dict[str, Any]] = []
+
+    def add(self, reading: Any, position: dict[str, Any], hard: list[str], covered: list[str], scene: int) -> None:
+        """A lot under the hand (by the truth) is not counted; one the reading wrongly calls covered is wrong."""
+        self.frames += 1
+        if reading is None:
+            self.not_found += 1
+            self.lots += len(LOT_NAMES) - len(covered)
+            self.hard += len(hard)
+            return
+        self.flagged += int(reading.occluded)
+        wrong = set(wrong_lots(reading.position_dict, position)) | set(reading.occluded_lots)
+        for name in LOT_NAMES:
+            if name in covered:
+                continue
+            right = name not in wrong
+            self.lots += 1
+            self.lots_right += int(right)
+            self.confident_wrong += int(not right and reading.lot_confidence.get(name, 0.0) >= 0.9)
+            if name in hard:
+                self.hard += 1
+                self.hard_right += int(right)
+                if not right and len(self.wrong_hard) < 12:
+                    self.wrong_hard.append({
+                        "scene": scene, "lot": name, "truth": position["structures"].get(name),
+                        "read": reading.position_dict["structures"].get(name),
+                        "confidence": round(float(reading.lot_confidence.get(name, 0.0)), 3)})
+
+    def figures(self, hand: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "lot_accuracy": self.lots_right / max(self.lots, 1),
+            "hard_lot_accuracy": self.hard_right / self.hard if self.hard else None,
+            "hard_lots": self.hard,
+            "confident_wrong": self.confident_wrong / max(self.lots, 1),
+            "occluded_flagged" if hand else "clean_flagged_occluded": self.flagged / max(self.frames, 1),
+        }
+        if self.not_found:
+            out["board_not_found"] = self.not_found
+        if self.wrong_hard:
+            out["wrong_hard_lots"] = self.wrong_hard
+        return out
+
+
+def bench_hard_cases(count: int = 20, seed: int = 0, size: tuple[int, int] = (1640, 1232),
+                     edition: str | None = None, cases: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """Each of issue 3's named hard cases (scenegen.HARD_CASES) on ``count`` scenes, read three ways.
+
+    ``known_pose``: the frame alone at the true pose (as ``bench vision``
+    reads); ``with_reference``: the same, against the empty board of the same
+    table under the same lamps (``scenegen.hard_case_empty_board``, its tiles
+    as the players confirmed them at setup): how the app reads during a game;
+    ``from_scratch``: the board searched for first.  Per way:
+    ``lot_accuracy`` over the lots no hand covers, ``hard_lot_accuracy`` over
+    the lots that make the case (the black domes on black tiles, the
+    black-capped blue towers, ...; None where light alone makes it),
+    ``confident_wrong``, and the share of frames flagged occluded (which the
+    hand case wants and the others do not).  ``wrong_hard_lots`` lists the
+    first hard lots read wrong, to be looked at.  ``cases`` picks some of
+    the cases (all by default).
+    """
+    from scenegen import HARD_CASES, hard_case_empty_board, hard_case_scene
+
+    from boardcam.vision import BoardNotFoundError, BoardPose, empty_board_reference, read_board
+
+    cv2.setNumThreads(1)
+    figures: dict[str, Any] = {}
+    for case in cases or HARD_CASES:
+        tallies = {way: _CaseTally() for way in ("known_pose", "with_reference", "from_scratch")}
+        for index in range(count):
+            scene = hard_case_scene(case, seed + index, size, edition)
+            corners, position = truth_in_reader_convention(scene.truth)
+            hard = lots_in_reader_convention(scene.truth, scene.truth["hard_lots"])
+            covered = lots_in_reader_convention(scene.truth, scene.truth.get("occluded_lots") or [])
+            pose = BoardPose({k: tuple(v) for k, v in corners.items()})
+            empty = hard_case_empty_board(case, seed + index, size, edition)
+            reference = empty_board_reference(empty.image, pose, tiles=position["tiles"])
+            tallies["known_pose"].add(read_board(scene.image, pose=pose), position, hard, covered, seed + index)
+            tallies["with_reference"].add(read_board(scene.image, pose=pose, reference=reference), position, hard,
+                                          covered, seed + index)
+            try:
+                found = read_board(scene.image)
+            except BoardNotFoundError:
+                found = None
+            named = truth_as_named(corners, position, None if found is None else found.corners_px)[1]
+            if named is not position:  # the reading named the board from its other end (a level board)
+                hard, covered = [_rotate_lot(n) for n in hard], [_rotate_lot(n) for n in covered]
+            tallies["from_scratch"].add(found, named, hard, covered, seed + index)
+        figures[case] = {way: tally.figures(case == "hand") for way, tally in tallies.items()}
+    return {"scenes_per_case": count, "seed": seed, "size": list(size),
+            **({"edition": edition} if edition is not None else {}), "cases": figures}
+
+
 def write_overlay_example(path: str = "docs/read-overlay.png", seed: int = 7, size: tuple[int, int] = (1296, 972)) -> dict[str, Any]:
     """Render one scene, read it from scratch and save the frame with its overlay (for the README)."""
     from scenegen import random_scene

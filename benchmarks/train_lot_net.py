@@ -1,7 +1,7 @@
 """Fit the board network of boardcam.vision.lot_net on generated scenes.
 
     python benchmarks/train_lot_net.py prepare FIRST COUNT [--jobs 2] [--size WxH] [--edition R]
-        [--reflections] [--glass] [--clear] [--relit] [--soft-coins]   # render, cache
+        [--reflections] [--glass] [--clear] [--relit] [--soft-coins] [--low-lamps]   # render, cache
     python benchmarks/train_lot_net.py fit [--epochs 30] [--hold-out-edition D] [--start-from NPZ --max-lr LR]
     python benchmarks/train_lot_net.py blend FIRST.npz SECOND.npz [--share 0.5] [-o OUT]
 
@@ -69,16 +69,14 @@ def class_labels(position: dict[str, Any], covered: list[str] = ()) -> np.ndarra
 
 def covered_lots(truth: dict[str, Any]) -> list[str]:
     """The lots a hand covers, named in the reader's convention (as truth_in_reader_convention names the rest)."""
-    from bench_vision import _rotate_lot
+    from bench_vision import lots_in_reader_convention
 
-    corners = truth["corners_px"]
-    turned = corners["A1"][1] + corners["H1"][1] < corners["A10"][1] + corners["H10"][1]
-    return [_rotate_lot(n) if turned else n for n in truth.get("occluded_lots") or []]
+    return lots_in_reader_convention(truth, truth.get("occluded_lots") or [])
 
 
 def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | None = None,
                 reflections: bool = False, glass: bool = False, relit: bool = False, clear: bool = False,
-                soft_coins: bool = False) -> Path:
+                soft_coins: bool = False, low_lamps: bool = False) -> Path:
     """Render one training seed and cache the reader's inputs in both modes (lots under a hand: COVERED).
 
     ``edition`` "R" prints every scene in made-up tile art with inks and piece
@@ -106,12 +104,17 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     reference (``reference_only`` in the cache), where a print is in the
     reference and a coin departs from it; taught from templates too, the
     network took printed discs for coins (docs/vision.md).
+    ``low_lamps``: the table lit mainly by one lamp 14 to 32 degrees above
+    it (``scenegen.sampling.low_lamp``; the scene generator's own lamps
+    stand 31 degrees or higher), so that shadows two lots and more long,
+    cast by domes as well as towers, are seen; every third scene in
+    made-up art.  The empty twin is lit alike (unless ``relit``).
     """
     import cv2
 
     from bench_vision import truth_in_reader_convention
     from scenegen import SceneParams, render_scene
-    from scenegen.sampling import made_up_art, random_inputs, relit as relight
+    from scenegen.sampling import low_lamp, made_up_art, random_inputs, relit as relight
 
     from boardcam.vision import reader
     from boardcam.vision.colour import board_gains, gains_matching, to_lab
@@ -138,7 +141,11 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
         rim = float(np.random.default_rng([seed, 10]).uniform(MIN_COIN_RIM, 1.0))
         gloss = float(np.random.default_rng([seed, 11]).uniform(0.0, 1.0))
         overrides = dict(overrides, dome_look="coin", coin_rim=rim, coin_gloss=gloss)
+    if low_lamps and seed % 3 == 0:
+        overrides = dict(made_up_art(seed), **{k: v for k, v in overrides.items() if k != "edition"})
     position, params = random_inputs(seed, size, overrides=overrides)  # the draws of scenegen.random_scene
+    if low_lamps:
+        params = low_lamp(params, np.random.default_rng([seed, 12]))
     scene = render_scene(position, params, seed)
     CACHE.mkdir(parents=True, exist_ok=True)
     import dataclasses
@@ -175,7 +182,7 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
 
 def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None, edition: str | None = None,
             reflections: bool = False, glass: bool = False, relit: bool = False, clear: bool = False,
-            soft_coins: bool = False) -> None:
+            soft_coins: bool = False, low_lamps: bool = False) -> None:
     from functools import partial
     from multiprocessing import Pool
 
@@ -183,7 +190,7 @@ def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = No
     start = time.time()
     with Pool(jobs) as pool:
         one = partial(prepare_one, size=size, edition=edition, reflections=reflections, glass=glass,
-                      relit=relit, clear=clear, soft_coins=soft_coins)
+                      relit=relit, clear=clear, soft_coins=soft_coins, low_lamps=low_lamps)
         for done, _ in enumerate(pool.imap_unordered(one, seeds), 1):
             if done % 20 == 0:
                 print(f"prepared {done}/{count} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
@@ -496,6 +503,9 @@ def main() -> None:
                    help="the empty-board reference under other lamps than the frame (a lamp changed mid-game)")
     p.add_argument("--soft-coins", action="store_true",
                    help="every dome a flat coin, rim fainter and top glossier than the ray caster's (as path-traced)")
+    p.add_argument("--low-lamps", action="store_true",
+                   help="lit mainly by one lamp 14-32 degrees above the table (long shadows), every third scene "
+                        "made-up art")
     f = sub.add_parser("fit")
     f.add_argument("--epochs", type=int, default=30)
     f.add_argument("--hold-out-edition", default=None)
@@ -512,7 +522,7 @@ def main() -> None:
     if args.what == "prepare":
         size = tuple(int(v) for v in args.size.split("x")) if args.size else None
         prepare(args.first, args.count, args.jobs, size, args.edition, args.reflections,  # type: ignore[arg-type]
-                args.glass, args.relit, args.clear, args.soft_coins)
+                args.glass, args.relit, args.clear, args.soft_coins, args.low_lamps)
     elif args.what == "blend":
         blend(args.first, args.second, args.share, args.out)
     else:

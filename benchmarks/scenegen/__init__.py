@@ -10,7 +10,7 @@ from .params import Hand, Light, Mat, SceneParams
 from .positions import game_positions, parse_position
 from .render import Scene, render_scene
 from .files import write_scene
-from .hard_cases import HARD_CASES, hard_case_scene
+from .hard_cases import HARD_CASES, hard_case_empty_board, hard_case_scene
 from .sampling import random_scene, sample_params
 from .series import scene_series
 
@@ -22,6 +22,7 @@ __all__ = [
     "Scene",
     "SceneParams",
     "game_positions",
+    "hard_case_empty_board",
     "hard_case_scene",
     "parse_position",
     "random_scene",

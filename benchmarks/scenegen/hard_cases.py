@@ -18,8 +18,8 @@ import numpy as np
 from .geometry import ALL_LOTS, parse_lot, tile_key_of
 from .params import Hand, Light
 from .positions import game_positions
-from .sampling import random_scene
-from .render import Scene
+from .render import Scene, render_scene
+from .sampling import board_fit, random_inputs, random_scene
 
 HARD_CASES = (
     "black_dome_on_black_tile",
@@ -54,35 +54,46 @@ def _put(position: dict[str, Any], rng: np.random.Generator, entry: dict[str, An
     return lot
 
 
-def hard_case_scene(name: str, seed: int = 0, size: tuple[int, int] = (1640, 1232)) -> Scene:
-    """A random scene that certainly shows the named hard case (see HARD_CASES)."""
+def hard_case_inputs(name: str, seed: int = 0, size: tuple[int, int] = (1640, 1232), edition: str | None = None
+                     ) -> tuple[dict[str, Any], int, dict[str, Any], list[str]]:
+    """What ``hard_case_scene`` renders: (position, the seed ``random_scene`` is given, its overrides,
+    the hard lots).
+
+    The hard lots are the lots that make the case (the black domes put on
+    black tiles, the black-capped blue towers, the white caps, the towers at
+    the array's edge, the domes under the glaring lamp), named as the scene
+    names them; cases of light alone (long shadows, many lamps) and the hand
+    have none.  ``edition`` prints the tiles in that edition ("R": made-up
+    art), as ``random_scene``'s override does.  ``size`` matters to the edge
+    case only, whose board must still fit the frame (``_in_frame``).
+    """
     if name not in HARD_CASES:
         raise ValueError(f"hard case: {name!r} is not one of {HARD_CASES}")
     rng = np.random.default_rng([seed, 4242, HARD_CASES.index(name)])
     game = game_positions(int(rng.integers(2 ** 31)))
     position = copy.deepcopy(game[int(rng.integers(len(game) // 3, len(game)))])
     overrides: dict[str, Any] = {"hand": None}
+    hard: list[str] = []
     if name == "black_dome_on_black_tile":
-        for _ in range(2):
-            _put(position, rng, {"kind": "dome", "color": "black"}, colour="black")
+        hard = [_put(position, rng, {"kind": "dome", "color": "black"}, colour="black") for _ in range(2)]
     elif name == "black_cap_on_blue_tower":
-        for _ in range(2):
-            _put(position, rng, {"kind": "tower", "color": "blue", "cap": "black"})
+        hard = [_put(position, rng, {"kind": "tower", "color": "blue", "cap": "black"}) for _ in range(2)]
     elif name == "white_cap_warm_light":
-        for _ in range(2):
-            _put(position, rng, {"kind": "tower", "color": str(rng.choice(["red", "green", "blue"])), "cap": "white"})
+        hard = [_put(position, rng, {"kind": "tower", "color": str(rng.choice(["red", "green", "blue"])), "cap": "white"})
+                for _ in range(2)]
         lamp = Light((float(rng.uniform(-300, 300)), float(rng.uniform(-300, 300)), float(rng.uniform(700, 1200))),
                      float(rng.uniform(2700, 3000)), 0.85, float(rng.uniform(10, 150)))
         overrides.update(lights=(lamp,), ambient_kelvin=2900.0, awb=float(rng.uniform(0.2, 0.5)))
     elif name == "edge_lean":
-        corner_lots = ["A1", "H1", "A10", "H10", "B1", "G10", "A9", "H2"]
-        for lot in corner_lots[:6]:
+        hard = ["A1", "H1", "A10", "H10", "B1", "G10"]
+        for lot in hard:
             position.setdefault("structures", {})[lot] = {"kind": "tower", "color": str(rng.choice(["red", "green",
                                                                                                         "blue"]))}
         overrides.update(camera_height_mm=400.0, tile_mm=float(rng.uniform(68, 75)), tilt_deg=float(rng.uniform(8, 15)))
+        return _in_frame(position, rng, overrides, size, edition, hard)
     elif name == "glare":
-        for _ in range(3):
-            _put(position, rng, {"kind": "dome", "color": str(rng.choice(["red", "green", "blue", "black"]))})
+        hard = [_put(position, rng, {"kind": "dome", "color": str(rng.choice(["red", "green", "blue", "black"]))})
+                for _ in range(3)]
         overrides.update(dome_look="bead", tile_gloss=0.3,
                          lights=(Light((float(rng.uniform(-150, 150)), float(rng.uniform(-150, 150)), 800.0),
                                        float(rng.uniform(4000, 6000)), 0.9, 5.0),))
@@ -102,6 +113,52 @@ def hard_case_scene(name: str, seed: int = 0, size: tuple[int, int] = (1640, 123
         col, row = parse_lot(structures[int(rng.integers(len(structures)))])
         overrides["hand"] = Hand(target_mm=(float((col - 3.5) * 30), float((row - 4.5) * 30)),
                                  angle_deg=float(rng.uniform(0, 360)), height_mm=float(rng.uniform(60, 150)))
-    scene = random_scene(int(rng.integers(2 ** 31)), size=size, position=position, **overrides)
+    if edition is not None:
+        overrides["edition"] = edition
+    return position, int(rng.integers(2 ** 31)), overrides, sorted(set(hard))
+
+
+def _in_frame(position: dict[str, Any], rng: np.random.Generator, overrides: dict[str, Any], size: tuple[int, int],
+              edition: str | None, hard: list[str]) -> tuple[dict[str, Any], int, dict[str, Any], list[str]]:
+    """The edge case's inputs with a camera that keeps the whole array in frame at no more than 80 % of
+    its width (the issue's range): with the camera that low and tiles that large, only some turns of the
+    board fit, so tile size, tilt and scene are drawn again until one does.  A frame too wide for any
+    (16:9) lets the camera rise as high as the scene's own draw puts it."""
+    if edition is not None:
+        overrides["edition"] = edition
+    for _ in range(MAX_FRAMING_DRAWS):
+        scene_seed = int(rng.integers(2 ** 31))
+        inside, width_share = board_fit(random_inputs(scene_seed, size, position, overrides)[1])
+        if inside and width_share <= 0.80:
+            return position, scene_seed, overrides, sorted(set(hard))
+        overrides.update(tile_mm=float(rng.uniform(68, 75)), tilt_deg=float(rng.uniform(8, 15)))
+    del overrides["camera_height_mm"]
+    return position, scene_seed, overrides, sorted(set(hard))
+
+
+#: how many cameras the edge case tries for one that frames the whole array
+MAX_FRAMING_DRAWS = 40
+
+
+def hard_case_scene(name: str, seed: int = 0, size: tuple[int, int] = (1640, 1232),
+                    edition: str | None = None) -> Scene:
+    """A random scene that certainly shows the named hard case (see HARD_CASES); its truth names the
+    case (``hard_case``) and the lots that make it (``hard_lots``, see ``hard_case_inputs``)."""
+    position, scene_seed, overrides, hard = hard_case_inputs(name, seed, size, edition)
+    scene = random_scene(scene_seed, size=size, position=position, **overrides)
     scene.truth["hard_case"] = name
+    scene.truth["hard_lots"] = hard
     return scene
+
+
+#: added to a scene's seed for its empty twin's sensor noise (the training cache's empty twins use the same)
+EMPTY_BOARD_NOISE_SEED = 7_000_000
+
+
+def hard_case_empty_board(name: str, seed: int = 0, size: tuple[int, int] = (1640, 1232),
+                          edition: str | None = None) -> Scene:
+    """The same table as ``hard_case_scene`` with no pieces and no hand, under the same camera and
+    lamps, with other sensor noise: the empty board the app's setup saw before the game."""
+    position, scene_seed, overrides, _ = hard_case_inputs(name, seed, size, edition)
+    empty, params = random_inputs(scene_seed, size, dict(position, structures={}), dict(overrides, hand=None))
+    return render_scene(empty, params, scene_seed + EMPTY_BOARD_NOISE_SEED)

@@ -61,6 +61,27 @@ def sample_lights(rng: np.random.Generator) -> tuple[tuple[Light, ...], float, f
     return tuple(lights), ambient, ambient_kelvin
 
 
+#: a low lamp's elevation above the table, in degrees: below sample_lights' lowest (31 degrees), down to
+#: a desk lamp beside the table or a window's evening light
+LOW_LAMP_ELEVATION_DEG = (14.0, 32.0)
+
+
+def low_lamp(params: SceneParams, rng: np.random.Generator) -> SceneParams:
+    """The table lit mainly by one low lamp, whose shadows reach across two or more lots, with
+    another lamp from above or none, and little room light (training scenes only: the
+    benchmarks' scenes keep sample_lights' lamps)."""
+    azimuth = rng.uniform(0, 2 * math.pi)
+    elevation = math.radians(rng.uniform(*LOW_LAMP_ELEVATION_DEG))
+    distance = rng.uniform(900, 1600)
+    lamps = [Light((distance * math.cos(elevation) * math.cos(azimuth), distance * math.cos(elevation) * math.sin(azimuth),
+                    distance * math.sin(elevation)), float(rng.uniform(2700, 6500)), float(rng.uniform(0.7, 1.0)),
+                   float(rng.uniform(4, 25) if rng.random() < 0.6 else rng.uniform(60, 200)))]
+    if rng.random() < 0.4:
+        lamps.append(sample_lights(rng)[0][0])
+        lamps[-1] = dataclasses.replace(lamps[-1], intensity=lamps[-1].intensity * float(rng.uniform(0.2, 0.6)))
+    return dataclasses.replace(params, lights=tuple(lamps), ambient=float(rng.uniform(0.1, 0.3)))
+
+
 def relit(params: SceneParams, rng: np.random.Generator) -> SceneParams:
     """The same table under a newly drawn set of lamps and room light (a lamp switched during a game)."""
     lights, ambient, ambient_kelvin = sample_lights(rng)

@@ -471,3 +471,63 @@ def test_a_glossy_coin_top_is_lighter_and_paler_than_a_matt_one() -> None:
     assert glossy_top[0] > matt_top[0] + 5  # lighter
     chroma = lambda lab: float(np.hypot(lab[1] - 128, lab[2] - 128))  # noqa: E731
     assert chroma(glossy_top) < chroma(matt_top) - 5  # paler
+
+
+@pytest.mark.parametrize("name", HARD_CASES)
+def test_hard_lots_hold_the_pieces_that_make_the_case(name: str) -> None:
+    truth = hard_case_scene(name, seed=4, size=(240, 180)).truth
+    structures, hard = truth["position"]["structures"], truth["hard_lots"]
+    if name in ("long_shadows", "many_lamps", "hand"):
+        assert hard == []
+        return
+    assert hard and all(lot in structures for lot in hard)
+    wanted = {"black_dome_on_black_tile": lambda s: s["kind"] == "dome" and s["color"] == "black",
+              "black_cap_on_blue_tower": lambda s: s.get("cap") == "black" and s["color"] == "blue",
+              "white_cap_warm_light": lambda s: s.get("cap") == "white",
+              "edge_lean": lambda s: s["kind"] == "tower",
+              "glare": lambda s: s["kind"] == "dome"}[name]
+    assert all(wanted(structures[lot]) for lot in hard)
+
+
+def test_a_hard_case_has_an_empty_twin_under_the_same_camera_and_lamps() -> None:
+    from scenegen import hard_case_empty_board
+
+    scene = hard_case_scene("hand", seed=4, size=(240, 180), edition="R")
+    empty = hard_case_empty_board("hand", seed=4, size=(240, 180), edition="R")
+    assert scene.truth["occluded"] and not empty.truth["occluded"]
+    assert empty.truth["position"]["structures"] == {}
+    assert empty.truth["position"]["tiles"] == scene.truth["position"]["tiles"]
+    assert empty.truth["corners_px"] == scene.truth["corners_px"]
+    assert empty.truth["params"]["lights"] == scene.truth["params"]["lights"]
+    assert empty.truth["params"]["edition"] == "R"
+
+
+@pytest.mark.parametrize("size", [(1640, 1232), (820, 616)])
+def test_the_edge_case_keeps_the_whole_array_in_frame(size: tuple[int, int]) -> None:
+    """A low camera over large tiles, as the issue allows, but never a board cut by the frame's edge."""
+    from scenegen.hard_cases import hard_case_inputs
+    from scenegen.sampling import board_fit, random_inputs
+
+    for seed in range(6):
+        position, scene_seed, overrides, _ = hard_case_inputs("edge_lean", seed, size)
+        params = random_inputs(scene_seed, size, position, overrides)[1]
+        inside, width_share = board_fit(params)
+        assert inside and width_share <= 0.80 and params.camera_height_mm == 400.0
+
+
+def test_a_low_lamp_lights_the_table_from_below_the_generators_own_lamps() -> None:
+    import math
+
+    from scenegen.sampling import LOW_LAMP_ELEVATION_DEG, low_lamp, random_inputs, sample_lights
+
+    _, params = random_inputs(11, (240, 180))
+    for seed in range(12):
+        lit = low_lamp(params, np.random.default_rng(seed))
+        x, y, z = lit.lights[0].position_mm
+        elevation = math.degrees(math.atan2(z, math.hypot(x, y)))
+        assert LOW_LAMP_ELEVATION_DEG[0] <= elevation <= LOW_LAMP_ELEVATION_DEG[1]
+        assert len(lit.lights) in (1, 2) and lit.ambient <= 0.3
+        assert (lit.tile_mm, lit.camera_height_mm, lit.edition) == (params.tile_mm, params.camera_height_mm, params.edition)
+    lowest = min(math.degrees(math.atan2(light.position_mm[2], math.hypot(*light.position_mm[:2])))
+                 for seed in range(200) for light in sample_lights(np.random.default_rng(seed))[0])
+    assert lowest > LOW_LAMP_ELEVATION_DEG[1] - 2  # the benchmarks' lamps stand higher

@@ -52,6 +52,14 @@ def test_soft_coins_change_how_the_domes_look_and_not_what_they_are(tmp_path: Pa
     assert np.delete(changed, domes).max() < 0.5
 
 
+def test_low_lamps_change_the_light_and_not_the_position(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One low lamp lights the frame and its empty twin alike: other looks, the same labels and pose."""
+    same = _prepared(tmp_path, monkeypatch, "same")
+    low = _prepared(tmp_path, monkeypatch, "low", low_lamps=True)
+    assert np.array_equal(same["labels"], low["labels"]) and np.array_equal(same["centre"], low["centre"])
+    assert np.abs(same["lab_frame"].astype(np.float32) - low["lab_frame"].astype(np.float32)).mean() > 0.5
+
+
 def test_soft_coin_scenes_teach_only_against_the_setup_reference(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A same-colour coin looks like a printed disc without the empty board to compare: a soft-coins scene

@@ -41,9 +41,9 @@ def test_count_and_seed_become_each_harness_own_names() -> None:
         harness_options("drift", 0, None)
 
 
-def test_edition_is_an_option_of_the_vision_vision_game_app_and_board_benches_only(capsys: pytest.CaptureFixture[str]) -> None:
+def test_edition_is_an_option_of_the_benches_that_render_tiles_only(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "engine", "--edition", "R"]) == 2
-    assert "--edition is an option of bench vision, vision-game, app and board only" in capsys.readouterr().err
+    assert "--edition is an option of bench vision, vision-game, hard-cases, app and board only" in capsys.readouterr().err
     with pytest.raises(SystemExit) as refused:  # argparse names the choices
         main(["bench", "vision", "--edition", "Z"])
     assert refused.value.code == 2

@@ -239,3 +239,53 @@ def test_hidden_icons_cost_a_fair_guess_among_the_built_lots_the_rules_allow():
             assert all_right == pytest.approx(math.prod(1.0 / n for n in choices)) and all_right <= 0.5
             return
     pytest.fail("no board with an icon between built lots")
+
+
+def test_scene_lots_are_turned_with_the_board():
+    from bench_vision import lots_in_reader_convention
+
+    upside_down = {"corners_px": {"A1": [10, 10], "H1": [90, 10], "H10": [90, 110], "A10": [10, 110]}}
+    upright = {"corners_px": {"A1": [10, 110], "H1": [90, 110], "H10": [90, 10], "A10": [10, 10]}}
+    assert lots_in_reader_convention(upside_down, ["A1", "C9"]) == ["H10", "F2"]
+    assert lots_in_reader_convention(upright, ["A1", "C9"]) == ["A1", "C9"]
+
+
+def test_case_tally_counts_the_hard_lots_and_leaves_covered_lots_out():
+    from bench_vision import _CaseTally
+
+    class FakeReading:
+        occluded = True
+        occluded_lots = ("D4",)
+        position_dict = {"tiles": {}, "structures": {"B1": {"kind": "dome", "color": "black"}}}
+        lot_confidence = {"B1": 0.95, "C1": 0.99}
+
+    truth = {"tiles": {}, "structures": {"B1": {"kind": "dome", "color": "black"},
+                                         "C1": {"kind": "dome", "color": "black"}}}
+    tally = _CaseTally()
+    # C1's dome missed at 0.99; D4 wrongly called covered; E5 under the hand (by the truth) left out
+    tally.add(FakeReading(), truth, hard=["B1", "C1"], covered=["E5"], scene=7)
+    tally.add(None, truth, hard=["B1", "C1"], covered=[], scene=8)
+    figures = tally.figures(hand=False)
+    assert figures["lot_accuracy"] == pytest.approx(77 / 159)
+    assert figures["hard_lot_accuracy"] == pytest.approx(1 / 4) and figures["hard_lots"] == 4
+    assert figures["confident_wrong"] == pytest.approx(1 / 159)
+    assert figures["clean_flagged_occluded"] == pytest.approx(1 / 2) and figures["board_not_found"] == 1
+    assert figures["wrong_hard_lots"] == [{"scene": 7, "lot": "C1", "truth": {"kind": "dome", "color": "black"},
+                                           "read": None, "confidence": 0.99}]
+    assert "occluded_flagged" in tally.figures(hand=True)
+    assert _CaseTally().figures(hand=False)["hard_lot_accuracy"] is None
+
+
+def test_hard_case_bench_reads_every_case_three_ways():
+    from bench_vision import bench_hard_cases
+
+    out = bench_hard_cases(count=1, seed=3, size=(640, 480), edition="R",
+                           cases=("black_dome_on_black_tile", "long_shadows", "hand"))
+    assert out["edition"] == "R" and list(out["cases"]) == ["black_dome_on_black_tile", "long_shadows", "hand"]
+    for case, ways in out["cases"].items():
+        assert set(ways) == {"known_pose", "with_reference", "from_scratch"}
+        for figures in ways.values():
+            assert 0.0 <= figures["lot_accuracy"] <= 1.0
+    assert out["cases"]["black_dome_on_black_tile"]["known_pose"]["hard_lots"] == 2
+    assert out["cases"]["long_shadows"]["known_pose"]["hard_lot_accuracy"] is None
+    assert "occluded_flagged" in out["cases"]["hand"]["with_reference"]

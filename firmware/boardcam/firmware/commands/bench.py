@@ -1,4 +1,4 @@
-"""``boardcam bench engine|vision|vision-game|photos|app|photo-game|teach|camera|drift|board|scenes``: harnesses.
+"""``boardcam bench engine|vision|vision-game|hard-cases|photos|app|photo-game|teach|camera|drift|board|scenes``: harnesses.
 
 The harnesses and the scene generator live in the source tree's
 ``benchmarks/`` folder (they are not part of the runtime package), so this
@@ -39,6 +39,7 @@ HARNESSES = {
     "netzwerk": Harness("bench_netzwerk", "bench_netzwerk", count=None, seed=None),
     "vision": Harness("bench_vision", "bench_vision"),
     "vision-game": Harness("bench_vision", "bench_vision_in_game", count="games", counts="games"),
+    "hard-cases": Harness("bench_vision", "bench_hard_cases", counts="scenes per hard case"),
     "photos": Harness("bench_vision", "bench_photos", count=None, seed=None),
     "app": Harness("bench_app", "bench_app", counts="games"),
     "photo-game": Harness("bench_app", "bench_photo_game", count=None, seed=None),
@@ -62,7 +63,7 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--reader", choices=("vision", "truth", "noisy"), default=None,
                        help="app only: the real vision (default), the scenes' truth, or the truth with misreads")
     bench.add_argument("--edition", choices=("A", "B", "C", "D", "R"), default=None,
-                       help="vision, vision-game, app and board: every scene printed in this tile edition "
+                       help="vision, vision-game, hard-cases, app and board: every scene printed in this tile edition "
                             "(R: made-up art per scene)")
     bench.add_argument("--empty", action="store_true",
                        help="board and vision only: each scene's empty board with no hand (what the app's setup reads)")
@@ -126,8 +127,9 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"bench {args.what}: --reader is an option of bench app only")
         options["reader"] = args.reader
     if getattr(args, "edition", None) is not None:
-        if args.what not in ("vision", "vision-game", "app", "board"):
-            raise InputError(f"bench {args.what}: --edition is an option of bench vision, vision-game, app and board only")
+        if args.what not in ("vision", "vision-game", "hard-cases", "app", "board"):
+            raise InputError(f"bench {args.what}: --edition is an option of bench vision, vision-game, hard-cases, "
+                             "app and board only")
         options["edition"] = args.edition
     if getattr(args, "empty", False):
         if args.what not in ("board", "vision"):
