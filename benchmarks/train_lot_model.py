@@ -95,6 +95,7 @@ def _cached_render(seed: int, size: tuple[int, int], cache: Path | None,
     import json
 
     from scenegen import render_scene
+    from scenegen.hard_cases import EMPTY_BOARD_NOISE_SEED
     from scenegen.sampling import made_up_art, random_inputs
 
     name = f"{seed}-{size[0]}x{size[1]}{'-R' if made_up else ''}.npz"
@@ -108,7 +109,7 @@ def _cached_render(seed: int, size: tuple[int, int], cache: Path | None,
     scene = render_scene(position, params, seed)
     result = None
     if not scene.truth.get("occluded"):
-        empty = render_scene(dict(position, structures={}), dataclasses.replace(params, hand=None), seed + 7_000_000)
+        empty = render_scene(dict(position, structures={}), dataclasses.replace(params, hand=None), seed + EMPTY_BOARD_NOISE_SEED)
         result = (scene.image, empty.image, json.dumps(scene.truth))
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -115,6 +115,7 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     from bench_vision import truth_in_reader_convention
     from scenegen import SceneParams, render_scene
     from scenegen.sampling import low_lamp, made_up_art, random_inputs, relit as relight
+    from scenegen.hard_cases import EMPTY_BOARD_NOISE_SEED
 
     from boardcam.vision import reader
     from boardcam.vision.colour import board_gains, gains_matching, to_lab
@@ -153,7 +154,7 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     reference_params = dataclasses.replace(params, hand=None)
     if relit:
         reference_params = relight(reference_params, np.random.default_rng([seed, 8]))
-    empty = render_scene(dict(position, structures={}), reference_params, seed + 7_000_000)
+    empty = render_scene(dict(position, structures={}), reference_params, seed + EMPTY_BOARD_NOISE_SEED)
     corners, truth = truth_in_reader_convention(scene.truth)
     points = np.array([corners[k] for k in ("A1", "H1", "H10", "A10")], np.float64)
     if seed % 2:

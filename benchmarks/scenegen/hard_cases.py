@@ -72,7 +72,7 @@ def hard_case_inputs(name: str, seed: int = 0, size: tuple[int, int] = (1640, 12
     rng = np.random.default_rng([seed, 4242, HARD_CASES.index(name)])
     game = game_positions(int(rng.integers(2 ** 31)))
     position = copy.deepcopy(game[int(rng.integers(len(game) // 3, len(game)))])
-    overrides: dict[str, Any] = {"hand": None}
+    overrides: dict[str, Any] = {"hand": None} if edition is None else {"hand": None, "edition": edition}
     hard: list[str] = []
     if name == "black_dome_on_black_tile":
         hard = [_put(position, rng, {"kind": "dome", "color": "black"}, colour="black") for _ in range(2)]
@@ -90,7 +90,7 @@ def hard_case_inputs(name: str, seed: int = 0, size: tuple[int, int] = (1640, 12
             position.setdefault("structures", {})[lot] = {"kind": "tower", "color": str(rng.choice(["red", "green",
                                                                                                         "blue"]))}
         overrides.update(camera_height_mm=400.0, tile_mm=float(rng.uniform(68, 75)), tilt_deg=float(rng.uniform(8, 15)))
-        return _in_frame(position, rng, overrides, size, edition, hard)
+        return _in_frame(position, rng, overrides, size, hard)
     elif name == "glare":
         hard = [_put(position, rng, {"kind": "dome", "color": str(rng.choice(["red", "green", "blue", "black"]))})
                 for _ in range(3)]
@@ -113,19 +113,15 @@ def hard_case_inputs(name: str, seed: int = 0, size: tuple[int, int] = (1640, 12
         col, row = parse_lot(structures[int(rng.integers(len(structures)))])
         overrides["hand"] = Hand(target_mm=(float((col - 3.5) * 30), float((row - 4.5) * 30)),
                                  angle_deg=float(rng.uniform(0, 360)), height_mm=float(rng.uniform(60, 150)))
-    if edition is not None:
-        overrides["edition"] = edition
     return position, int(rng.integers(2 ** 31)), overrides, sorted(set(hard))
 
 
 def _in_frame(position: dict[str, Any], rng: np.random.Generator, overrides: dict[str, Any], size: tuple[int, int],
-              edition: str | None, hard: list[str]) -> tuple[dict[str, Any], int, dict[str, Any], list[str]]:
+              hard: list[str]) -> tuple[dict[str, Any], int, dict[str, Any], list[str]]:
     """The edge case's inputs with a camera that keeps the whole array in frame at no more than 80 % of
     its width (the issue's range): with the camera that low and tiles that large, only some turns of the
     board fit, so tile size, tilt and scene are drawn again until one does.  A frame too wide for any
     (16:9) lets the camera rise as high as the scene's own draw puts it."""
-    if edition is not None:
-        overrides["edition"] = edition
     for _ in range(MAX_FRAMING_DRAWS):
         scene_seed = int(rng.integers(2 ** 31))
         inside, width_share = board_fit(random_inputs(scene_seed, size, position, overrides)[1])
@@ -151,7 +147,7 @@ def hard_case_scene(name: str, seed: int = 0, size: tuple[int, int] = (1640, 123
     return scene
 
 
-#: added to a scene's seed for its empty twin's sensor noise (the training cache's empty twins use the same)
+#: added to a scene's seed for its empty twin's sensor noise (the training scripts' empty twins too)
 EMPTY_BOARD_NOISE_SEED = 7_000_000
 
 
