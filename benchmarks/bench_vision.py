@@ -72,11 +72,12 @@ def _rotate_lot(name: str) -> str:
 def truth_in_reader_convention(truth: dict[str, Any]) -> tuple[dict[str, list[float]], dict[str, Any]]:
     """Corners and position named as the reader names them (row 1 = lower short edge)."""
     corners, position = truth["corners_px"], truth["position"]
-    row1 = corners["A1"][1] + corners["H1"][1]
-    row10 = corners["A10"][1] + corners["H10"][1]
-    if row1 >= row10:
-        return corners, position
-    return _turned(corners, position)
+    return _turned(corners, position) if _row1_is_upper(corners) else (corners, position)
+
+
+def _row1_is_upper(corners: dict[str, Any]) -> bool:
+    """Whether the generator's row 1 lies higher in the image than its row 10 (the reader names it row 10)."""
+    return bool(corners["A1"][1] + corners["H1"][1] < corners["A10"][1] + corners["H10"][1])
 
 
 def _turned(corners: dict[str, Any], position: dict[str, Any]) -> tuple[dict[str, list[float]], dict[str, Any]]:
@@ -490,8 +491,7 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
 def lots_in_reader_convention(truth: dict[str, Any], lots: list[str]) -> list[str]:
     """Lots the scene names (its ``hard_lots``, ``occluded_lots``) as the reader names them
     (``truth_in_reader_convention``: half a turn when the generator's row 1 is the upper edge)."""
-    corners = truth["corners_px"]
-    turned = corners["A1"][1] + corners["H1"][1] < corners["A10"][1] + corners["H10"][1]
+    turned = _row1_is_upper(truth["corners_px"])
     return [_rotate_lot(name) if turned else name for name in lots]
 
 
