@@ -1,6 +1,6 @@
 import numpy as np
 
-from boardcam.firmware.motion import MotionDetector
+from boardcam.firmware.motion import MIN_THRESHOLD, MotionDetector
 
 
 def frames(level, count, shape=(30, 40)):
@@ -75,3 +75,78 @@ def test_nothing_changed_since_the_read_or_no_read_yet_is_no_change():
     for _ in range(4):
         noisy = np.clip(100 + rng.normal(0, 3, (30, 40)), 0, 255).astype(np.uint8)
         assert not detector.update(noisy).changed_since_read
+
+
+def _settled(detector, level=60, shape=LORES, rng=None, count=6):
+    for _ in range(count):
+        frame = np.full(shape, level, dtype=np.int16)
+        if rng is not None:
+            frame = frame + rng.normal(0, 0.6, shape)
+        detector.update(np.clip(frame, 0, 255).astype(np.uint8))
+
+
+def test_a_dark_hand_over_a_dark_board_is_motion_though_no_pixel_changes_by_20_levels():
+    # made-up-art game 2002: a dark hand over black tiles and a brown cloth changed 29 of
+    # 19 200 pixels by more than 20 grey levels, and 451 by more than 10
+    rng = np.random.default_rng(2)
+    detector = MotionDetector(still_frames=2)
+    _settled(detector, rng=rng)
+    hand = np.full(LORES, 60, dtype=np.uint8)
+    hand[90:120, 60:100] = 72  # 12 levels darker skin on dark print: 1 200 pixels
+    assert detector.update(hand).moving
+
+
+def test_a_black_coin_on_a_black_tile_shows_as_changed_since_the_last_read():
+    detector = MotionDetector(still_frames=2)
+    _settled(detector)
+    detector.note_read()
+    coin = np.full(LORES, 60, dtype=np.uint8)
+    coin[50:53, 70:73] = 48  # nine pixels, 12 levels darker
+    states = [detector.update(coin) for _ in range(4)]
+    assert not any(s.moving for s in states)
+    assert states[-1].changed_since_read
+
+
+def test_the_whole_frame_brightening_at_once_is_not_motion():
+    # a lamp switched up, or the camera's exposure stepping: nothing moved on the board
+    detector = MotionDetector(still_frames=2)
+    _settled(detector, level=100)
+    detector.note_read()
+    states = [detector.update(np.full(LORES, 130, dtype=np.uint8)) for _ in range(3)]
+    assert not any(s.moving for s in states)
+    assert not any(s.changed_since_read for s in states)
+
+
+def test_a_noisy_camera_raises_the_threshold_and_a_clear_hand_still_counts():
+    rng = np.random.default_rng(3)
+    detector = MotionDetector(still_frames=2)
+    states = []
+    for _ in range(8):  # about 3 levels of noise in the small frame: 8 levels would be moving on noise alone
+        states.append(detector.update(np.clip(100 + rng.normal(0, 3, LORES), 0, 255).astype(np.uint8)))
+    assert states[-1].settled and detector.threshold > 15
+    hand = np.clip(100 + rng.normal(0, 3, LORES), 0, 255).astype(np.uint8)
+    hand[20:80, 20:100] = 160
+    assert detector.update(hand).moving
+
+
+def test_a_hand_over_part_of_the_picture_does_not_raise_the_threshold():
+    detector = MotionDetector(still_frames=2)
+    _settled(detector)
+    for shift in range(6):  # a hand sweeping over a third of the picture for six frames
+        hand = np.full(LORES, 60, dtype=np.uint8)
+        hand[:, shift * 5 : shift * 5 + 55] = 75
+        assert detector.update(hand).moving
+    assert detector.threshold == MIN_THRESHOLD
+
+
+def test_an_arm_over_most_of_the_picture_leaves_the_threshold_low_soon_after():
+    detector = MotionDetector(still_frames=2)
+    _settled(detector)
+    for shift in range(4):  # an arm over four fifths of the picture, moving
+        arm = np.full(LORES, 60, dtype=np.uint8)
+        arm[:, shift * 4 : shift * 4 + 128] = 160 + shift * 10
+        detector.update(arm)
+    quiet = np.full(LORES, 60, dtype=np.uint8)
+    for _ in range(12):
+        detector.update(quiet)
+    assert detector.threshold == MIN_THRESHOLD
