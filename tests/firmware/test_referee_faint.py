@@ -486,3 +486,51 @@ def test_a_piece_read_unsurely_since_before_the_last_move_does_not_go_before_the
             referee.observe(seen(shown, {lot: 0.64}, runners_up=doubt))
     assert LOT_NAMES.index(lot) not in referee.game.position.structures
     assert referee.game.ply == 4 and referee.game.moves[-1].lot == game.moves[4].lot
+
+
+def build_after_a_piece_ran_out(game):
+    """(k, lot name, the real piece as JSON, a piece neither player has left after ply k as JSON):
+    ply k + 1 builds without a cap, after the game has put every one of some other piece down."""
+    from boardcam.engine.aliencity import ALL_PIECES
+
+    for k, move in enumerate(game.moves[:-1]):
+        if move.cap is not None or move.lot is None:
+            continue
+        before = game_after(game, k)
+        for piece in ALL_PIECES:
+            if piece != move.piece and all(before.supply[p][piece] <= 0 for p in before.supply):
+                as_json = lambda p: {"kind": p.kind, "color": p.color}  # noqa: E731
+                return k, LOT_NAMES[move.lot], as_json(move.piece), as_json(piece)
+    raise LookupError("no piece runs out before a later build")
+
+
+@pytest.mark.parametrize("probability, taken", [
+    (0.05, True),    # far below LEGAL_RUNNER_UP, but nobody has the piece read: the legal move
+    (0.005, False),  # below even IMPOSSIBLE_RUNNER_UP: the reading is left to the warning
+])
+def test_a_piece_nobody_has_left_is_taken_as_its_runner_up_however_unlikely(probability, taken):
+    """Made-up-art game 2403: a blue dome read "blue tower, 0.95; blue dome, 0.05" after the last
+    blue tower was built was "white has no blue tower left", and every later board a warning."""
+    game = next(g for g in (played_game(seed) for seed in range(11, 40))
+                if _runs_out_before_a_build(g))
+    boards = positions_of(game)
+    k, lot, real, wrong = build_after_a_piece_ran_out(game)
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    assert referee.game.ply == k
+    misread = dict(boards[k + 1], structures={**boards[k + 1]["structures"], lot: wrong})
+    out = referee.observe(seen(misread, {lot: 0.95}, runners_up={lot: faint(real, probability, 1.0)}))
+    if taken:
+        assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
+        assert next(r for r in out.records if r["type"] == "move")["faint"] is True
+    else:
+        assert out.light is Light.RED and referee.game.ply == k
+
+
+def _runs_out_before_a_build(game):
+    try:
+        build_after_a_piece_ran_out(game)
+    except LookupError:
+        return False
+    return True

@@ -176,6 +176,9 @@ FAINT_CAP_RISE = 0.2
 #: a new piece read below DOUBTFUL_MOVE whose runner-up answer is this probable and the one legal
 #: move is taken as that answer (see Referee._legal_runner_up)
 LEGAL_RUNNER_UP = 0.2
+#: ...or this probable when the piece read is one neither player has left (any runner-up the reader gives,
+#: which it does below its SURE answer; Referee._legal_runner_up)
+IMPOSSIBLE_RUNNER_UP = 0.01
 #: a new piece's answer and runner-up together this probable: surely one of the two (Referee._one_legal_answer)
 SURELY_A_PIECE = 0.9
 
@@ -647,13 +650,24 @@ class Referee:
         it cannot be cleared by any move of theirs: the piece stays misread.
         The move is marked faint (check it), and a later reading that is
         sure of the first answer corrects it as any misread move is.
+
+        A piece neither player has left is no piece anyone put down: then
+        any runner-up piece of the lot is tried (``IMPOSSIBLE_RUNNER_UP``),
+        however surely the first answer reads (the reader names a runner-up
+        only below its own sure bar).  A
+        blue dome read "blue tower, 0.95; blue dome, 0.05" after the fifth
+        blue tower was built gave "white has no blue tower left", and as
+        the misread stayed, every later board was a warning (made-up-art
+        game 2403).
         """
         assert self.game is not None and self.accepted is not None
         options = []
         for name in observation.runners_up:
             lot = parse_lot(name)
-            runner_up = _runner_up_to_try(observation, name)
-            if (runner_up is None or observation.lot_confidence.get(name, 1.0) >= DOUBTFUL_MOVE
+            read = after.structures.get(lot)
+            impossible = read is not None and lot not in self.accepted.structures and self._none_left(read.piece)
+            runner_up = _runner_up_to_try(observation, name, IMPOSSIBLE_RUNNER_UP if impossible else LEGAL_RUNNER_UP)
+            if (runner_up is None or observation.lot_confidence.get(name, 1.0) >= DOUBTFUL_MOVE and not impossible
                     or after.structures.get(lot) != observation.position.structures.get(lot)
                     or after.structures.get(lot) == self.accepted.structures.get(lot)):
                 continue
@@ -666,6 +680,11 @@ class Referee:
         if not self._confirmed(after):
             return self._look_again()
         return self._accept_faint(move, {lot: structure})
+
+    def _none_left(self, piece: Piece) -> bool:
+        """Whether every one of ``piece`` in the game is on the board already (as the game was read)."""
+        assert self.game is not None
+        return all(self.game.supply[player][piece] <= 0 for player in self.game.supply)
 
     def _with_unread_builds(self, unread: Position | None, after: Position,
                             observation: Observation) -> Outputs | None:
@@ -2322,11 +2341,11 @@ def _changed_lots(before: Position, after: Position) -> list[str]:
                   key=parse_lot)
 
 
-def _runner_up_to_try(observation: Observation, name: str) -> Structure | None:
-    """The lot's runner-up answer when it is a piece probable enough (``LEGAL_RUNNER_UP``) for the
-    rules to try in place of what was read; otherwise None."""
+def _runner_up_to_try(observation: Observation, name: str, bar: float = LEGAL_RUNNER_UP) -> Structure | None:
+    """The lot's runner-up answer when it is a piece probable enough (``bar``) for the rules to try
+    in place of what was read; otherwise None."""
     alt = observation.runners_up.get(name)
-    return alt.structure if alt is not None and alt.probability >= LEGAL_RUNNER_UP else None
+    return alt.structure if alt is not None and alt.probability >= bar else None
 
 
 def _surely_a_piece(observation: Observation, name: str) -> bool:
