@@ -534,3 +534,24 @@ def _runs_out_before_a_build(game):
     except LookupError:
         return False
     return True
+
+
+def test_one_new_piece_read_unsurely_with_empty_behind_it_is_taken_after_the_looks(boards):
+    """Made-up-art game 1901: a black coin read "black dome, 0.63; empty, 0.38" on every frame
+    waited to be set straight, and the next move then came first."""
+    referee, lot, piece = three_plies_in(boards)
+    unsure = seen(boards[4], {lot: 0.63}, runners_up={lot: RunnerUp(None, 0.38, 1.0)})
+    outs = [referee.observe(unsure) for _ in range(referee.max_looks + 1)]
+    assert all(o.light is Light.AMBER for o in outs[:-1]) and outs[-1].light is Light.GREEN
+    assert referee.game.ply == 4 and referee.game.moves[-1].lot == LOT_NAMES.index(lot)
+    assert next(r for r in outs[-1].records if r["type"] == "move")["faint"] is True
+
+
+def test_two_new_pieces_read_unsurely_are_left_to_the_looks(boards):
+    referee, lot, piece = three_plies_in(boards)
+    other = next(name for name in LOT_NAMES if name not in boards[4]["structures"] and name != lot)
+    doc = dict(boards[4], structures={**boards[4]["structures"], other: piece})
+    doubt = {name: RunnerUp(None, 0.38, 1.0) for name in (lot, other)}
+    for _ in range(referee.max_looks + 2):
+        out = referee.observe(seen(doc, {lot: 0.63, other: 0.63}, runners_up=doubt))
+    assert out.light is Light.AMBER and referee.game.ply == 3

@@ -478,6 +478,8 @@ class Referee:
                     taken = None if self._unsure_arrivals(after, unsure) else self._take_faint_builds(faint)
                     if taken is None:
                         taken = self._one_legal_answer(after, unsure, observation)
+                    if taken is None:
+                        taken = self._one_new_unsure_piece(after, unsure, changed, observation)
                     if taken is not None:
                         return taken
                 return self._looking(unsure)
@@ -485,6 +487,9 @@ class Referee:
             # confidently elsewhere.  It counts as it was; once it reads clearly,
             # whatever it shows is judged then (a late move is caught up), or
             # when the turn order shows it was a move (_with_unread_builds).
+            taken = self._one_new_unsure_piece(after, unsure, changed, observation)
+            if taken is not None:
+                return taken
             arrivals = self._unsure_arrivals(after, unsure)
             pending = self._pending_arrivals(arrivals, changed, unsure, observation)
             if pending:
@@ -635,6 +640,40 @@ class Referee:
         if len(options) != 1:
             return None
         structure, move = options[0]
+        return self._accept_faint(move, {lot: structure})
+
+    def _one_new_unsure_piece(self, after: Position, unsure: list[str], changed: list[str],
+                              observation: Observation) -> Outputs | None:
+        """After the looks, with nothing read surely changed: the one new piece read unsurely on a
+        lot read surely empty since the last move, whose runner-up is "empty", taken as read when
+        that is a legal move (faint).
+
+        Why: a black coin on a black tile can read "black dome, 0.63; empty,
+        0.38" for as long as it stands, the mirror of a faint build ("empty,
+        0.62; black dome, 0.38"), which is taken.  Left unread, it waited
+        for the players to set it straight; the next move then came first,
+        and the two went to the wrong players (made-up-art game 1901 from
+        ply 12, 28 plies counted wrong; game 2002's first two moves).  A
+        lot that was already unsure when the last move was taken (print
+        that reads like a piece now and then) is not new, and two new
+        unsure pieces at once are left to the looks as before.  A doubt
+        between two pieces is the rules' to settle (``_one_legal_answer``),
+        else the players'.
+        """
+        assert self.accepted is not None
+        if any(name not in unsure for name in changed):
+            return None
+        new = [name for name in self._unsure_arrivals(after, unsure) if name in self._seen_empty]
+        if len(new) != 1:
+            return None
+        alt = observation.runners_up.get(new[0])
+        if alt is None or alt.structure is not None:
+            return None
+        lot = parse_lot(new[0])
+        structure = after.structures[lot]
+        move = self._legal_move_to(Position(after.tiles, {**self.accepted.structures, lot: structure}))
+        if move is None:
+            return None
         return self._accept_faint(move, {lot: structure})
 
     def _legal_runner_up(self, after: Position, observation: Observation) -> Outputs | None:
