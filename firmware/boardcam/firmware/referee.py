@@ -693,11 +693,10 @@ class Referee:
         A piece neither player has left is no piece anyone put down: then
         any runner-up piece of the lot is tried (``IMPOSSIBLE_RUNNER_UP``),
         however surely the first answer reads (the reader names a runner-up
-        only below its own sure bar).  A
-        blue dome read "blue tower, 0.95; blue dome, 0.05" after the fifth
-        blue tower was built gave "white has no blue tower left", and as
-        the misread stayed, every later board was a warning (made-up-art
-        game 2403).
+        only below its own sure bar).  A blue dome read "blue tower, 0.95;
+        blue dome, 0.05" after the fifth blue tower was built gave "white
+        has no blue tower left", and as the misread stayed, every later
+        board was a warning (made-up-art game 2403).
         """
         assert self.game is not None and self.accepted is not None
         options = []
