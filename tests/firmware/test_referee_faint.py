@@ -511,10 +511,8 @@ def build_after_a_piece_ran_out(game):
 def test_a_piece_nobody_has_left_is_taken_as_its_runner_up_however_unlikely(probability, taken):
     """Made-up-art game 2403: a blue dome read "blue tower, 0.95; blue dome, 0.05" after the last
     blue tower was built was "white has no blue tower left", and every later board a warning."""
-    game = next(g for g in (played_game(seed) for seed in range(11, 40))
-                if _runs_out_before_a_build(g))
+    game, (k, lot, real, wrong) = _a_game_where_a_piece_runs_out()
     boards = positions_of(game)
-    k, lot, real, wrong = build_after_a_piece_ran_out(game)
     referee = Referee(confirm_reads=1)
     for doc in boards[: k + 1]:
         referee.observe(seen(doc))
@@ -528,12 +526,15 @@ def test_a_piece_nobody_has_left_is_taken_as_its_runner_up_however_unlikely(prob
         assert out.light is Light.RED and referee.game.ply == k
 
 
-def _runs_out_before_a_build(game):
-    try:
-        build_after_a_piece_ran_out(game)
-    except LookupError:
-        return False
-    return True
+def _a_game_where_a_piece_runs_out():
+    """The first random game (seeds 11 on) with a build after some piece ran out, and that build."""
+    for seed in range(11, 40):
+        game = played_game(seed)
+        try:
+            return game, build_after_a_piece_ran_out(game)
+        except LookupError:
+            continue
+    raise LookupError("no game of seeds 11-39 runs out of a piece before a build")
 
 
 def test_one_new_piece_read_unsurely_with_empty_behind_it_is_taken_after_the_looks(boards):

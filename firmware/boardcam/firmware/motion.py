@@ -31,8 +31,9 @@ changed when it moves more than ``NOISE_MULTIPLE`` times the camera's own
 noise (the median absolute change from one frame to the next, which a
 hand over less than half the picture does not move much), and never less
 than ``MIN_THRESHOLD`` levels; ``pixel_threshold`` is the most it takes.
-The whole frame brightening or darkening at once (a lamp, the camera's exposure) is taken
-out first, so that only what changed in one place counts.
+The whole frame brightening or darkening at once (a lamp, the camera's
+exposure) is taken out first, so that only what changed in one place
+counts.
 """
 
 from __future__ import annotations
