@@ -2,7 +2,7 @@ import cv2
 import numpy as np
 import pytest
 
-from boardcam.vision.mat import MatSpec, find_mat
+from boardcam.vision.mat import MatSpec, detect_markers, find_mat, missing_marker_centres
 
 
 def render_mat(spec: MatSpec, px_per_mm: float, turn: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -68,3 +68,19 @@ def test_a_mat_of_unknown_layout_is_placed_by_its_marker_centres(hidden):
     assert worst < 1.0 * lot_px  # well inside the 1.5 lots the markerless grid is checked against
     as_if_known = find_mat(image, MatSpec())  # the default layout taken at its word
     assert max(np.hypot(*(np.array(as_if_known.corners_px[k]) - p)) for k, p in truth.items()) > worst
+
+
+def test_where_a_missing_marker_should_be_is_said_from_two_or_more_found():
+    spec = MatSpec()
+    image, _ = render_mat(spec, 2.0, 1)
+    every = detect_markers(image, spec)
+    assert sorted(every) == [0, 1, 2, 3]
+    side = np.linalg.norm(every[0][1] - every[0][0])
+    for hidden in ((2,), (0, 3)):
+        found = {i: q for i, q in every.items() if i not in hidden}
+        expected = missing_marker_centres(found, spec)
+        assert sorted(expected) == list(hidden)
+        for marker_id, centre in expected.items():
+            assert np.hypot(*(centre - every[marker_id].mean(axis=0))) < 0.5 * side
+    assert missing_marker_centres({0: every[0]}, spec) == {}  # one marker places nothing
+    assert missing_marker_centres(every, spec) == {}

@@ -132,7 +132,11 @@ def find_mat(gray: np.ndarray, spec: MatSpec | None = None, layout_known: bool =
     spec = spec or MatSpec()
     if gray.ndim == 3:
         gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
-    found = detect_markers(gray, spec)
+    return pose_from_markers(detect_markers(gray, spec), spec, layout_known)
+
+
+def pose_from_markers(found: dict[int, np.ndarray], spec: MatSpec, layout_known: bool = True) -> BoardPose | None:
+    """The tile area's pose from markers already found (``detect_markers``), as :func:`find_mat` places it."""
     if len(found) < 2:
         return None
     layout = spec.marker_corners_mm()
@@ -145,6 +149,24 @@ def find_mat(gray: np.ndarray, spec: MatSpec | None = None, layout_known: bool =
     if corners is None:
         return None
     return BoardPose({name: (float(x), float(y)) for name, (x, y) in zip(CORNER_NAMES, corners)})
+
+
+def missing_marker_centres(found: dict[int, np.ndarray], spec: MatSpec) -> dict[int, np.ndarray]:
+    """Where the markers not found should be, from two or more found (their centres), in the same pixels.
+
+    The map is the one :func:`find_mat` places the tile area with from
+    centres alone, so under a tilted camera it is only near: good for
+    knowing where to look again, not for the pose.
+    """
+    missing = [i for i in spec.marker_ids if i not in found]
+    if len(found) < 2 or not missing:
+        return {}
+    layout = spec.marker_corners_mm()
+    ids = sorted(found)
+    src = np.array([layout[i].mean(axis=0) for i in ids])
+    dst = np.array([found[i].mean(axis=0) for i in ids])
+    centres = _mapped(src, dst, np.array([layout[i].mean(axis=0) for i in missing]))
+    return {} if centres is None else dict(zip(missing, centres))
 
 
 def _mapped(src: np.ndarray, dst: np.ndarray, points: np.ndarray) -> np.ndarray | None:

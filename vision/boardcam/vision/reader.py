@@ -36,9 +36,9 @@ from boardcam.vision import lots as lots_stage
 from boardcam.vision.colour import board_gains, gains_matching, to_lab
 from boardcam.vision.errors import BoardNotFoundError
 from boardcam.vision.find_board import find_board, is_square_array, locate_near, orient, search_image
-from boardcam.vision.geometry import build_warp
+from boardcam.vision.geometry import build_warp, camera_matrix_for
 from boardcam.vision.lots import LotReading
-from boardcam.vision.mat import MatSpec, find_mat
+from boardcam.vision.mat import MatSpec, detect_markers, missing_marker_centres, pose_from_markers
 from boardcam.vision.models import (
     LOTS_TALL,
     LOTS_WIDE,
@@ -170,6 +170,63 @@ def grid_near(image_bgr: np.ndarray, corners: np.ndarray, intrinsics: CameraIntr
     return corners
 
 
+#: half the side of the full-resolution window a missing marker is looked for in, in found markers' sides
+MAT_LOOK_AGAIN_REACH = 4.0
+
+
+def mat_markers(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None,
+                spec: MatSpec) -> tuple[dict[int, np.ndarray], float]:
+    """The mat's markers in the (downscaled) search image, and its scale.
+
+    Why a second look at full resolution: under a tilted camera the far
+    markers shrink below what the detector finds in the search image, and
+    with only two or three markers the tile area is placed by a similarity
+    or an affine map, which puts the far corners lots off (at a 25° tilt,
+    up to 2.7 lots: too far for the grid search near them to be trusted,
+    so the guess itself was read).  Only windows around where the missing
+    markers should be are searched, again while that finds one (each found
+    places the rest better), and only on a frame where two markers were
+    found, so a frame without a mat costs nothing more.
+    """
+    small, scale = search_image(image_bgr, intrinsics)
+    found = detect_markers(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), spec)
+    while scale < 1.0:  # each marker found again places the ones still missing better
+        again = _markers_looked_for_again(image_bgr, intrinsics, spec, found, scale)
+        if not again:
+            break
+        found = {**found, **again}
+    return found, scale
+
+
+def _markers_looked_for_again(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None, spec: MatSpec,
+                              found: dict[int, np.ndarray], scale: float) -> dict[int, np.ndarray]:
+    """Markers missing from ``found``, found in full-resolution windows, in search-image pixels."""
+    expected = missing_marker_centres(found, spec)
+    if not expected:
+        return {}
+    side = float(np.mean([np.linalg.norm(np.diff(q, axis=0, append=q[:1]), axis=1).mean() for q in found.values()]))
+    reach = max(16, round(MAT_LOOK_AGAIN_REACH * side / scale))
+    h, w = image_bgr.shape[:2]
+    size = (w, h)
+    again: dict[int, np.ndarray] = {}
+    for marker_id, centre in expected.items():
+        x, y = (np.asarray(centre) + 0.5) / scale - 0.5  # distortion ignored: the window is wide
+        x0, y0 = max(0, round(x) - reach), max(0, round(y) - reach)
+        x1, y1 = min(w, round(x) + reach), min(h, round(y) + reach)
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            continue
+        window = cv2.cvtColor(np.ascontiguousarray(image_bgr[y0:y1, x0:x1]), cv2.COLOR_BGR2GRAY)
+        quad = detect_markers(window, spec).get(marker_id)
+        if quad is None:
+            continue
+        quad = quad + np.array([x0, y0], np.float64)
+        if intrinsics is not None:  # the search image is undistorted, the frame is not
+            k = camera_matrix_for(size, intrinsics)
+            quad = cv2.undistortPoints(quad.reshape(-1, 1, 2), k, np.array(intrinsics.dist_coeffs), P=k).reshape(-1, 2)
+        again[marker_id] = (quad + 0.5) * scale - 0.5
+    return again
+
+
 def locate_board(
     image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None, mat: MatSpec | None
 ) -> tuple[BoardPose, str]:
@@ -180,9 +237,9 @@ def locate_board(
     corners, not the names.  Calibration keeps the mat's own naming if the
     players want it, and the app keeps whichever naming its game started with.
     """
-    small, scale = search_image(image_bgr, intrinsics)
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    pose = find_mat(gray, mat or MatSpec(), layout_known=mat is not None)
+    spec = mat or MatSpec()
+    found, scale = mat_markers(image_bgr, intrinsics, spec)
+    pose = pose_from_markers(found, spec, layout_known=mat is not None)
     if pose is None:
         return find_board(image_bgr, intrinsics), "markerless"
     pts = orient((np.array(pose.ordered()) + 0.5) / scale - 0.5, TILES_WIDE)
