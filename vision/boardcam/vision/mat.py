@@ -144,7 +144,7 @@ def pose_from_markers(found: dict[int, np.ndarray], spec: MatSpec, layout_known:
     if layout_known:  # every marker corner
         src, dst = np.concatenate([layout[i] for i in ids]), np.concatenate([found[i] for i in ids])
     else:  # the markers' centres only
-        src, dst = np.array([layout[i].mean(axis=0) for i in ids]), np.array([found[i].mean(axis=0) for i in ids])
+        src, dst = _centre_pairs(found, layout)
     corners = _mapped(src, dst, spec.tile_area_corners_mm())
     if corners is None:
         return None
@@ -162,11 +162,14 @@ def missing_marker_centres(found: dict[int, np.ndarray], spec: MatSpec) -> dict[
     if len(found) < 2 or not missing:
         return {}
     layout = spec.marker_corners_mm()
-    ids = sorted(found)
-    src = np.array([layout[i].mean(axis=0) for i in ids])
-    dst = np.array([found[i].mean(axis=0) for i in ids])
-    centres = _mapped(src, dst, np.array([layout[i].mean(axis=0) for i in missing]))
+    centres = _mapped(*_centre_pairs(found, layout), np.array([layout[i].mean(axis=0) for i in missing]))
     return {} if centres is None else dict(zip(missing, centres))
+
+
+def _centre_pairs(found: dict[int, np.ndarray], layout: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The found markers' centres on the mat (millimetres) and in the image, in the same order."""
+    ids = sorted(found)
+    return np.array([layout[i].mean(axis=0) for i in ids]), np.array([found[i].mean(axis=0) for i in ids])
 
 
 def _mapped(src: np.ndarray, dst: np.ndarray, points: np.ndarray) -> np.ndarray | None:

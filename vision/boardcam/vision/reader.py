@@ -207,7 +207,7 @@ def _markers_looked_for_again(image_bgr: np.ndarray, intrinsics: CameraIntrinsic
     side = float(np.mean([np.linalg.norm(np.diff(q, axis=0, append=q[:1]), axis=1).mean() for q in found.values()]))
     reach = max(16, round(MAT_LOOK_AGAIN_REACH * side / scale))
     h, w = image_bgr.shape[:2]
-    size = (w, h)
+    k = None if intrinsics is None else camera_matrix_for((w, h), intrinsics)
     again: dict[int, np.ndarray] = {}
     for marker_id, centre in expected.items():
         x, y = (np.asarray(centre) + 0.5) / scale - 0.5  # distortion ignored: the window is wide
@@ -221,7 +221,6 @@ def _markers_looked_for_again(image_bgr: np.ndarray, intrinsics: CameraIntrinsic
             continue
         quad = quad + np.array([x0, y0], np.float64)
         if intrinsics is not None:  # the search image is undistorted, the frame is not
-            k = camera_matrix_for(size, intrinsics)
             quad = cv2.undistortPoints(quad.reshape(-1, 1, 2), k, np.array(intrinsics.dist_coeffs), P=k).reshape(-1, 2)
         again[marker_id] = (quad + 0.5) * scale - 0.5
     return again
