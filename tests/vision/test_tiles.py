@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench_vision import truth_in_reader_convention
 from boardcam.vision import BoardPose, read_board
@@ -20,6 +22,8 @@ from boardcam.vision.tiles import (
     grouped_probabilities,
     icon_kinship,
     icon_print_agreement,
+    median_along,
+    pixel_median,
     read_tile_colours,
     tile_lots,
 )
@@ -461,3 +465,21 @@ def test_a_tile_no_print_ties_to_its_guild_stays_as_unsure_as_its_colour():
     agreement[:, [loner, rival]] = 0.0
     grouped = grouped_probabilities(probs, agreement)
     assert grouped[loner].argmax() == 2 and grouped[loner, 2] < 0.75
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 7), length=st.integers(1, 40), axis=st.integers(0, 1), seed=st.integers(0, 10_000),
+       ties=st.booleans())
+def test_median_along_is_numpys_median_to_the_bit(rows: int, length: int, axis: int, seed: int, ties: bool):
+    rng = np.random.default_rng(seed)
+    values = rng.normal(50.0, 30.0, size=(rows, length)).astype(np.float32)
+    if ties:  # print and table often repeat a value
+        values = np.round(values / 10.0) * 10.0
+    values = values if axis == 1 else values.T
+    assert np.array_equal(median_along(values, axis), np.median(values, axis=axis))
+    assert median_along(values, axis).dtype == values.dtype
+
+
+def test_pixel_median_takes_the_median_over_the_stack():
+    stack = np.random.default_rng(3).integers(0, 255, size=(6, 4, 4, 3)).astype(np.float32)
+    assert np.array_equal(pixel_median(stack), np.median(stack, axis=0))

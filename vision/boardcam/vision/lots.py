@@ -50,6 +50,7 @@ from boardcam.vision.tiles import (
     centre_offsets,
     lot_grid,
     mean_weights,
+    median_along,
     pixel_median,
     quarter_turns,
 )
@@ -189,8 +190,8 @@ def relight(expected: np.ndarray, seen: np.ndarray) -> np.ndarray:
     outer = ~_masks(s)["core"].ravel()
     seen_l = seen[..., 0].reshape(n, -1)[:, outer]
     exp_l = expected[..., 0].reshape(n, -1)[:, outer]
-    tile_seen = np.median(seen_l[:, ::3][TILE_LOT_IDS].reshape(20, -1), axis=1)
-    tile_exp = np.median(exp_l[:, ::3][TILE_LOT_IDS].reshape(20, -1), axis=1)
+    tile_seen = median_along(seen_l[:, ::3][TILE_LOT_IDS].reshape(20, -1), 1)
+    tile_exp = median_along(exp_l[:, ::3][TILE_LOT_IDS].reshape(20, -1), 1)
     scale = np.clip(tile_seen / np.maximum(tile_exp, 1.0), 0.6, 1.6)[TILE_OF_LOT]
     return expected * scale[:, None, None, None].astype(expected.dtype)
 

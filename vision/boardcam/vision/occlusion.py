@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE
-from boardcam.vision.tiles import lot_id
+from boardcam.vision.tiles import lot_id, median_along
 
 #: a region covering this many lots of the array cannot be pieces
 MIN_FOREIGN_LOTS = 2.0
@@ -58,8 +58,8 @@ def departs_from_table(lab_all: np.ndarray, margin_px: int) -> np.ndarray:
     out = np.zeros((h, w), bool)
     if len(sample) < 10:
         return out
-    centre = np.median(sample, axis=0)
-    spread = float(np.median(np.sqrt(((sample - centre) ** 2).sum(-1))))
+    centre = median_along(sample, 0)
+    spread = float(median_along(np.sqrt(((sample - centre) ** 2).sum(-1)), 0))
     limit = max(spread * 3.0, 10.0) ** 2
     for strip in strips:
         part = lab_all[strip]
@@ -113,7 +113,7 @@ def find_occlusion(
         contact = float((entry & outer).sum()) / rim
         if contact < 1.2 * lot_px:
             continue
-        colour = np.median(lab_all[entry], axis=0)
+        colour = median_along(lab_all[entry], 0)
         alike = squared_distance(lab_all, colour) < 14.0**2
         grow = ((alike | changed | entry) & ~(band & ~departure)).astype(np.uint8)
         _, grown = cv2.connectedComponents(grow, connectivity=4)

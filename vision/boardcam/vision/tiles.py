@@ -238,7 +238,7 @@ def colour_votes(lab: np.ndarray, tile_px: int) -> ColourVotes:
     guild_weight = guild_hue_weights(hue)
     votes = (vote_weight[None] * guild_weight).mean(axis=2).T
     mean = np.full(lots.shape[1], 1.0 / lots.shape[1], np.float32) @ lots  # (80, 3); .mean(1) is slow on a trailing axis of 3
-    return ColourVotes(vote_weight, guild_weight, votes, np.median(lots[..., 0], axis=1), mean, lots)
+    return ColourVotes(vote_weight, guild_weight, votes, median_along(lots[..., 0], 1), mean, lots)
 
 
 def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None,
@@ -773,10 +773,21 @@ def pixel_median(stack: np.ndarray) -> np.ndarray:
     frame; one sort of every pixel's few values along the first axis beats
     np.median's per-pixel partitions (50 against 69 µs for 15 lots of 16×16).
     """
-    n = len(stack)
-    values = np.sort(stack.reshape(n, -1), axis=0)
-    middle = (n - 1) // 2, n // 2
-    return (0.5 * (values[middle[0]] + values[middle[1]])).astype(stack.dtype).reshape(stack.shape[1:])
+    return median_along(stack.reshape(len(stack), -1), 0).reshape(stack.shape[1:])
+
+
+def median_along(values: np.ndarray, axis: int) -> np.ndarray:
+    """np.median(values, axis) to the bit, by one sort along that axis.
+
+    Why: np.median partitions each row on its own; for the reader's many
+    short rows (20 tiles of a few hundred pixels each, a few thousand
+    table pixels by channel) one sort is three to eight times faster.
+    """
+    ordered = np.sort(values, axis=axis)
+    n = ordered.shape[axis]
+    low = np.take(ordered, (n - 1) // 2, axis=axis)
+    high = np.take(ordered, n // 2, axis=axis)
+    return (0.5 * (low + high)).astype(values.dtype)  # type: ignore[no-any-return]
 
 
 def print_departures(patches: np.ndarray, ids: np.ndarray) -> np.ndarray:
