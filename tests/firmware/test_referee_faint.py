@@ -556,3 +556,105 @@ def test_two_new_pieces_read_unsurely_are_left_to_the_looks(boards):
     for _ in range(referee.max_looks + 2):
         out = referee.observe(seen(doc, {lot: 0.63, other: 0.63}, runners_up=doubt))
     assert out.light is Light.AMBER and referee.game.ply == 3
+
+
+# ------------------------------------------------ a lot whose look changed while it read "empty"
+
+
+def _unbuilt(doc, lot):
+    """``doc`` with ``lot`` read as empty."""
+    return dict(doc, structures={k: v for k, v in doc["structures"].items() if k != lot})
+
+
+def test_a_lot_whose_look_changed_is_taken_as_its_runner_up_piece_after_the_looks_and_stands(boards):
+    """A black dome on a black tile read "empty" surely (no faint build), yet its look changed on
+    the still board while nothing else did: that is the move, taken faint once the looks agree."""
+    referee, lot, piece = three_plies_in(boards)
+    departed = seen(boards[3], departed=frozenset({lot}), runners_up={lot: faint(piece, probability=0.03)})
+    out = referee.observe(departed)
+    assert out.light is Light.AMBER and out.look_again and out.screen.lot == lot and referee.game.ply == 3
+    still = seen(boards[3])  # a look at the same still board: nothing departs from the look before
+    out = referee.observe(still)
+    assert out.light is Light.AMBER and referee.game.ply == 3
+    out = referee.observe(still)
+    assert out.light is Light.GREEN and referee.game.ply == 4
+    assert referee.game.moves[-1].lot == LOT_NAMES.index(lot)
+    assert out.records[0]["faint"] is True
+    for _ in range(3):  # it keeps reading "empty" surely: no take-back
+        out = referee.observe(still)
+        assert not out.records and referee.game.ply == 4 and out.light is Light.GREEN
+    out = referee.observe(seen(_unbuilt(boards[5], lot)))  # the next move follows it
+    assert out.light is Light.GREEN and referee.game.ply == 5
+    assert referee.accepted.to_json()["structures"] == boards[5]["structures"]
+
+
+def test_a_build_taken_from_a_changed_look_goes_when_its_look_changes_again(boards):
+    referee, lot, piece = three_plies_in(boards)
+    referee.observe(seen(boards[3], departed=frozenset({lot}), runners_up={lot: faint(piece, probability=0.03)}))
+    for _ in range(2):
+        referee.observe(seen(boards[3]))
+    assert referee.game.ply == 4
+    gone = seen(boards[3], departed=frozenset({lot}))  # taken away: its look changes back, read empty
+    outs = [referee.observe(gone) for _ in range(2)]
+    assert outs[-1].light is Light.RED  # a piece seen gone is no move: the players are told
+    assert any(f"on {lot} was removed" in problem for problem in outs[-1].records[0]["problems"])
+
+
+def test_two_lots_whose_looks_changed_at_once_are_no_move(boards):
+    referee, lot, piece = three_plies_in(boards)
+    other = next(name for name in LOT_NAMES if name != lot and name not in boards[3]["structures"]
+                 and abs(LOT_NAMES.index(name) % 8 - LOT_NAMES.index(lot) % 8) > 2)
+    both = seen(boards[3], departed=frozenset({lot, other}),
+                runners_up={lot: faint(piece, probability=0.03), other: faint(piece, probability=0.03)})
+    for _ in range(4):
+        out = referee.observe(both)
+        assert out.light is Light.GREEN and not out.look_again and referee.game.ply == 3
+
+
+def test_a_changed_look_that_is_no_legal_move_is_left(boards):
+    referee, _, _ = three_plies_in(boards)
+    move = illegal_build(referee.game)
+    name = LOT_NAMES[move.lot]
+    piece = {"kind": move.piece.kind, "color": move.piece.color}
+    bad = seen(boards[3], departed=frozenset({name}), runners_up={name: faint(piece, probability=0.03)})
+    for _ in range(4):
+        out = referee.observe(bad)
+        assert out.light is Light.GREEN and not out.look_again and not out.records and referee.game.ply == 3
+
+
+def test_a_cap_seen_alone_is_completed_by_the_one_lot_whose_look_changed(game, boards):
+    """A capping move whose build reads "empty" surely: the cap alone is no move, and the lot
+    whose look changed away from it holds the build (Cycles game 105, ply 2)."""
+    k = next(k for k in range(1, game.ply) if game.moves[k].cap is not None and game.moves[k].cap != game.moves[k].lot)
+    referee = Referee(confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    assert referee.game.moves == game.moves[:k]
+    build = LOT_NAMES[game.moves[k].lot]
+    piece = boards[k + 1]["structures"][build]
+    out = referee.observe(seen(_unbuilt(boards[k + 1], build), departed=frozenset({build}),
+                               runners_up={build: faint(piece, 0.03)}))
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
+    assert next(r for r in out.records if r["type"] == "move")["faint"] is True
+    alone = Referee(confirm_reads=1)  # without the changed look, the cap alone is a warning
+    for doc in boards[: k + 1]:
+        alone.observe(seen(doc))
+    assert alone.observe(seen(_unbuilt(boards[k + 1], build))).light is Light.RED
+
+
+def test_a_lot_whose_look_changed_beside_a_piece_set_straight_is_no_move(boards):
+    """A tower set straight changes its own look and its neighbours' (its shadow, its lean): a
+    neighbour read "empty" with a piece behind it is that, not a move.  The same neighbour
+    departing alone is weighed (looked at again)."""
+    referee, _, _ = three_plies_in(boards)
+    standing = [LOT_NAMES.index(name) for name in boards[3]["structures"]]
+    lot, piece = next((lot, piece) for lot, piece in referee.game.legal_builds()
+                      if any(abs(lot % 8 - s % 8) <= 1 and abs(lot // 8 - s // 8) <= 1 for s in standing))
+    beside, near = LOT_NAMES[lot], next(s for s in standing if abs(lot % 8 - s % 8) <= 1 and abs(lot // 8 - s // 8) <= 1)
+    behind = {beside: faint({"kind": piece.kind, "color": piece.color}, 0.03)}
+    nudged = seen(boards[3], departed=frozenset({beside, LOT_NAMES[near]}), runners_up=behind)
+    for _ in range(4):
+        out = referee.observe(nudged)
+        assert not out.look_again and not out.records and referee.game.ply == 3
+    fresh, _, _ = three_plies_in(boards)
+    assert fresh.observe(seen(boards[3], departed=frozenset({beside}), runners_up=behind)).look_again

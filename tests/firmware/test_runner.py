@@ -53,6 +53,7 @@ def fake_vision(monkeypatch):
     def empty_board_reference(image, pose, **kwargs):
         calls["references"] += 1
         calls["reference_tiles"] = kwargs.get("tiles")
+        calls["reference_image"] = image
         return "reference"
 
     def align_to_reference(image, pose, reference, intrinsics=None, structures=None, halves_agree=False):
@@ -321,6 +322,30 @@ def test_a_print_taken_for_a_piece_is_read_again_as_empty_board_tiles(fake_visio
     assert fake_vision["reads"][-1]["reference"] == "reference" and len(fake_vision["reads"]) == 2
     reader(IMAGE)
     assert fake_vision["reads"][-1]["previous"] is not None  # the re-read is the reading carried on
+
+
+def test_an_empty_board_with_doubted_tiles_becomes_the_reference_when_unsure_pieces_show(fake_vision):
+    """Tiles read too unsurely keep an empty board from being the reference; when a later board
+    shows unsure pieces, that empty board, not the board with the pieces, becomes the reference,
+    and the frame is read again against it."""
+    reader = VisionReader(None)
+    fake_vision["board"], fake_vision["tile_confidence"] = "empty", 0.3
+    empty_image = np.full((10, 10, 3), 7, np.uint8)
+    reader(empty_image)
+    assert fake_vision["references"] == 0
+    fake_vision["board"], fake_vision["piece_confidence"] = "played", 0.6
+    reader(IMAGE)
+    assert fake_vision["references"] == 1 and fake_vision["reference_image"] is empty_image
+    assert fake_vision["reads"][-1]["reference"] == "reference"
+
+
+def test_a_surely_played_board_after_doubted_tiles_takes_no_reference(fake_vision):
+    reader = VisionReader(None)
+    fake_vision["board"], fake_vision["tile_confidence"] = "empty", 0.3
+    reader(IMAGE)
+    fake_vision["board"], fake_vision["piece_confidence"] = "played", 0.97
+    reader(IMAGE)
+    assert fake_vision["references"] == 0
 
 
 def test_a_board_the_players_say_is_clear_becomes_the_reference_whatever_it_shows(fake_vision):

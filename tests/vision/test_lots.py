@@ -108,3 +108,19 @@ def test_changed_lots_sees_a_piece_not_noise_or_a_dimmer_lamp():
     disc = np.hypot(xx - 7.5, yy - 7.5) < 5.5
     with_piece[17][disc] = with_piece[17][disc] + np.array([-6.0, 2.0, -2.0], np.float32)  # a faint dark dome
     assert np.flatnonzero(lots.changed_lots(with_piece, base)).tolist() == [17]
+
+
+def test_departures_say_how_far_past_the_bar_each_lot_changed():
+    rng = np.random.default_rng(5)
+    base = np.zeros((80, 16, 16, 3), np.float32)
+    base[..., 0] = rng.uniform(30, 70, (80, 1, 1))
+    noisy = base + rng.normal(0, 1.5, base.shape).astype(np.float32)
+    yy, xx = np.mgrid[0:16, 0:16]
+    disc = np.hypot(xx - 7.5, yy - 7.5) < 5.5
+    faint, plain = noisy.copy(), noisy.copy()
+    faint[9][disc] += np.array([-4.0, 0.0, 0.0], np.float32)
+    plain[9][disc] += np.array([-20.0, 0.0, 0.0], np.float32)
+    faint_far, plain_far = lots.departures(faint, base), lots.departures(plain, base)
+    assert plain_far[9] > faint_far[9] > 1.0  # both a change, the plain piece further past the bar
+    assert np.delete(faint_far, 9).max() < 1.0
+    assert (lots.changed_lots(faint, base) == (faint_far > 1.0)).all()

@@ -197,6 +197,10 @@ def test_previous_reading_keeps_unchanged_lots_and_rereads_the_changed_one():
     kept = [lot for lot in range(80) if second.lots[lot] is first.lots[lot]]
     assert len(kept) >= 70  # the rest keep their answers (a few neighbours may be looked at again)
     assert second.tiles == first.tiles
+    assert "E5" in second.departed and len(second.departed) <= 10  # what changed is named, with how far
+    assert all(value > 1.0 for value in second.departed.values())
+    assert not read_board(after.image, pose=pose, reference=reference, previous=second).departed
+    assert not first.departed  # no previous reading: nothing to depart from
     moved = BoardPose({k: (x + 4.0, y) for k, (x, y) in zip(("A1", "H1", "H10", "A10"), pose.ordered())})
     elsewhere = read_board(after.image, pose=moved, reference=reference, previous=first)
     assert not any(elsewhere.lots[lot] is first.lots[lot] for lot in range(80))  # another pose: nothing carried

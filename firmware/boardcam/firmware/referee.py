@@ -86,6 +86,8 @@ class Observation:
     tile_confidence: Mapping[str, float] = field(default_factory=dict)
     occluded: bool = False
     runners_up: Mapping[str, RunnerUp] = field(default_factory=dict)  # by lot name, for lots read unsurely
+    # lot names whose look changed since the reading before (each read again, not kept)
+    departed: frozenset[str] = frozenset()
     # by tile name: the tile's lots (ids) from likeliest icon to least, where the reading ranked them
     icon_order: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     #: tile name -> the guilds from likeliest to least (see Referee._recolour_tile)
@@ -105,6 +107,7 @@ class Observation:
             tile_confidence=dict(getattr(reading, "tile_confidence", {}) or {}),
             occluded=bool(getattr(reading, "occluded", False)),
             runners_up=runners_up,
+            departed=frozenset(getattr(reading, "departed", {}) or {}),
             icon_order={key: tuple(int(lot) for lot in tile.icon_order)
                         for key, tile in tiles.items() if getattr(tile, "icon_order", ())},
             colour_order={key: tuple(tile.colour_order) for key, tile in tiles.items()
@@ -224,6 +227,11 @@ class Referee:
         self._setup_empty: set[str] = set()  # lots the latest empty-board reading was sure of
         self._empty_now: set[str] = set()  # ...of which this reading's
         self._faint: dict[int, Structure] = {}
+        # Lots whose look changed on still readings that showed no change, with their runner-up piece,
+        # since the accepted board they were seen after (see _departed_build)
+        self._departed: dict[int, Structure] = {}
+        self._departed_since: Position | None = None
+        self._departed_builds: set[int] = set()  # the faint builds taken so, which read "empty" surely
         # Lots whose reading must meet a higher bar than min_confidence until
         # they read surely empty: icon lots where a structure showed while
         # rule 5 kept them free, and lots of moves taken back (see Referee._bar)
@@ -422,6 +430,7 @@ class Referee:
         self._seen_empty = set(self._setup_empty)  # the empty board is the board before the first move
         self._accepted_at = self._readings
         self._faint.clear()
+        self._departed_builds.clear()
         self._held_bars.clear()
         self._accepted_confidence.clear()
         self._cap_confidence.clear()
@@ -449,6 +458,7 @@ class Referee:
         # turn into a warning, so only the structures are taken from the reading.
         after = self._with_faint_builds(Position(self.accepted.tiles, observation.position.structures), observation)
         changed = _changed_lots(self.accepted, after)
+        self._note_departed(observation, changed)
         faint = self._faint_builds(observation)
         self._note_seen_empty(observation)
         self._caps_now = self._cap_chances(observation)
@@ -460,6 +470,9 @@ class Referee:
             if self.phase is Phase.ILLEGAL:
                 return self._clear("the board is back to the last legal position")
             taken = self._take_faint_builds(faint)
+            if taken is not None:
+                return taken
+            taken = self._departed_build(observation)
             if taken is not None:
                 return taken
             if self._outputs.light is Light.AMBER:  # a doubt about an old lot passed
@@ -552,6 +565,9 @@ class Referee:
         amended = self._late_cap(after)
         if amended is not None:
             return amended
+        completed = self._completed_by_departed(after, observation)
+        if completed is not None:
+            return completed
         overruled = None if unsure else self._played_past_layout(after)
         if overruled is not None:
             return overruled
@@ -873,6 +889,80 @@ class Referee:
                 candidates.append((name, alt.structure))
         return candidates
 
+    def _note_departed(self, observation: Observation, changed: list[str]) -> None:
+        """Remember each lot whose look changed while it read empty, with the piece its runner-up
+        names (a share of at least FAINT_PIECE_SHARE), since the accepted board; not a lot beside
+        a changed structure or one whose look changed (a tower set straight), whose shadow and
+        lean change its neighbours' looks."""
+        assert self.accepted is not None
+        if self._departed_since is not self.accepted:
+            self._departed_since, self._departed = self.accepted, {}
+        standing = set(self.accepted.structures) | set(observation.position.structures)
+        moved = [parse_lot(name) for name in changed] + \
+            [lot for lot in map(parse_lot, observation.departed) if lot in standing]
+        for name in observation.departed:
+            lot, alt = parse_lot(name), observation.runners_up.get(name)
+            if (lot not in observation.position.structures and lot not in self.accepted.structures
+                    and not any(_touching(lot, other) for other in moved)
+                    and alt is not None and alt.structure is not None and alt.share >= FAINT_PIECE_SHARE):
+                self._departed[lot] = alt.structure
+
+    def _departed_piece(self, observation: Observation) -> tuple[int, Structure] | None:
+        """The one lot remembered by ``_note_departed`` that reads empty still and was read surely
+        empty since the last move, with its piece; None when there is none or more than one."""
+        if self._departed_since is not self.accepted:
+            return None
+        candidates = [(lot, structure) for lot, structure in self._departed.items()
+                      if lot not in observation.position.structures and LOT_NAMES[lot] in self._seen_empty
+                      and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) > 0.0]
+        return candidates[0] if len(candidates) == 1 else None
+
+    def _departed_build(self, observation: Observation) -> Outputs | None:
+        """On a board that reads as it did: the one lot whose look changed since the last move while
+        every reading called it empty, taken (after the looks) as its runner-up piece when that is a
+        legal move, marked faint.
+
+        Why: a black dome on a black tile can read "empty" at 0.9 to 0.99,
+        too surely for a faint build, while its rim and gloss still change
+        the lot's look past the bar for a change.  A hand came and went and
+        one lot alone looks different: that is the move.  Cycles made-up-art
+        game 105 lost four such domes (B8, G9, G2, B7), each time with the
+        lot the only one departed away from a new piece and "black dome"
+        behind "empty"; the first cost every later move.  Two such lots at
+        once (a bumped tile, a moved lamp) are no single move and are left.
+        """
+        assert self.accepted is not None
+        found = self._departed_piece(observation)
+        if found is None:
+            return None
+        lot, structure = found
+        move = self._legal_move_to(Position(self.accepted.tiles, {**self.accepted.structures, lot: structure}))
+        if move is None:
+            return None
+        if self._looks < self.max_looks:
+            return self._looking([LOT_NAMES[lot]])
+        self._departed_builds.add(lot)
+        return self._accept_faint(move, {lot: structure})
+
+    def _completed_by_departed(self, after: Position, observation: Observation) -> Outputs | None:
+        """A board that is no move, made one legal move by the departed lot's piece
+        (``_departed_piece``): accepted so, that piece marked faint.
+
+        Why: a cap seen alone is no move, and in game 105 the build that went
+        with it was a black dome on a black tile that read "empty", its lot
+        the only one departed away from the cap.
+        """
+        assert self.accepted is not None
+        found = self._departed_piece(observation)
+        if found is None:
+            return None
+        lot, structure = found
+        move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: structure}))
+        if move is None:
+            return None
+        self._departed_builds.add(lot)
+        return self._accept_faint(move, {lot: structure})
+
     def _unsure_arrivals(self, after: Position, unsure: list[str]) -> list[str]:
         """The lots read unsurely whose answer is a new piece.
 
@@ -997,6 +1087,8 @@ class Referee:
 
         A faint build reads as unsurely empty on every frame after it was
         taken; that is no take-back.  Read as something else surely, it is.
+        One taken from a departed look (``_departed_build``) reads "empty"
+        surely all along: it stands until its look changes again.
         """
         assert self.accepted is not None
         if not self._faint:
@@ -1005,9 +1097,12 @@ class Referee:
         for lot, structure in list(self._faint.items()):
             if self.accepted.structures.get(lot) != structure:
                 del self._faint[lot]  # taken back or corrected since
+                self._departed_builds.discard(lot)
                 continue
             alt = observation.runners_up.get(LOT_NAMES[lot])
-            if structures.get(lot) != structure and alt is not None and alt.structure == structure:
+            unmoved = lot in self._departed_builds and lot not in structures \
+                and LOT_NAMES[lot] not in observation.departed and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) > 0.0
+            if structures.get(lot) != structure and (unmoved or (alt is not None and alt.structure == structure)):
                 structures[lot] = structure
         return Position(after.tiles, structures)
 
@@ -2370,6 +2465,11 @@ def _cap_chance(observation: Observation, lot: int, capped: Structure, *, at_mos
 
 def _setup_screen(*lines: str) -> Screen:
     return Screen(ScreenKind.SETUP, "Setup", lines or ("Clear the board and lay out all 20 tiles.",))
+
+
+def _touching(a: int, b: int) -> bool:
+    """Whether two lots are the same or side by side, diagonals included."""
+    return abs(a % 8 - b % 8) <= 1 and abs(a // 8 - b // 8) <= 1
 
 
 def _changed_lots(before: Position, after: Position) -> list[str]:

@@ -87,6 +87,9 @@ class VisionReader:
         self._cover_outlived = 0
         self._moved_since_cover = False
         self._last_clear_candidate: tuple[np.ndarray, Any] | None = None  # the last board read, unhidden
+        # the last board read with no pieces whose tiles were too unsure for a reference: the
+        # reference after all once pieces appear (see _maybe_take_reference)
+        self._doubted_empty: tuple[np.ndarray, Any, dict[str, Any]] | None = None
 
     def board_moved(self) -> None:
         """Something moved over the board: check for a bump before the next reading."""
@@ -106,9 +109,9 @@ class VisionReader:
         self._previous = reading
         self._last_clear_candidate = (image, reading.pose)
         if self._maybe_take_reference(image, reading):
-            # the prints taken for pieces are the empty look now: this frame,
-            # which the referee may see only once (a still board is not read
-            # again), is read again against it
+            # the prints taken for pieces are the empty look now, or the last
+            # empty board is: this frame, which the referee may see only once
+            # (a still board is not read again), is read again against it
             reading = self._read_board(image, pose=reading.pose, reference=self._reference, **self._parts)
             self._previous = None if getattr(reading, "occluded", False) else reading
         return Observation.from_reading(reading)
@@ -296,6 +299,17 @@ class VisionReader:
         which the print is simply the empty look).  A real piece is read
         surely, so a played board is never taken.
 
+        A board whose tiles read too unsurely (``EMPTY_TILE_CONFIDENCE``: a
+        hand-laid array half done) is not taken, but it is remembered: when a
+        later board shows unsure pieces and no sure one, that board, not the
+        later one, is taken.  Taking the board with the unsure pieces made a
+        real tower part of the empty look (Cycles made-up-art game 105: an
+        icon read at 0.29 kept the setup board from being taken, the first
+        tower read at 0.8 went into the reference, and only its cap was ever
+        seen).  A first piece read surely still leaves the game without a
+        reference: taking the remembered board then too lost games 1100 and
+        1102 (38 → 24 and 19 of 38 moves), read well without one.
+
         Such a print also spoils the tiles: the icon search does not look
         under a piece, so the tile whose icon was taken for one is read
         unsurely, with its icon elsewhere.  When the board shows unsure
@@ -303,17 +317,29 @@ class VisionReader:
         board, where any lot may hold the icon.
         """
         structures = reading.position_dict.get("structures") or {}
-        if self._reference is not None or any(
-                reading.lot_confidence.get(lot, 0.0) >= self._sure for lot in structures):
+        if self._reference is not None:
             return False
+        if any(reading.lot_confidence.get(lot, 0.0) >= self._sure for lot in structures):
+            return False
+        doubted = self._doubted_empty
+        if structures and doubted is not None and self._corner_move(doubted[1], reading.pose) <= self.NUDGE_PX:
+            # unsure pieces on the board last read empty: that board, not this one, is the empty look
+            self._keep_reference(*doubted, "the last empty board, its tiles read unsurely, kept as the reference")
+            return True
         tiles: dict[str, Any] | None = None if structures else self._layout_of(reading)
         if tiles is not None and min(reading.tile_confidence.values(), default=0.0) < self.EMPTY_TILE_CONFIDENCE:
+            self._doubted_empty = (image, reading.pose, tiles)
             return False
-        self._reference = self._empty_board_reference(
-            image, reading.pose, intrinsics=self._parts.get("intrinsics"), tiles=tiles)
-        self._previous = None  # read the next board against the reference from scratch
-        log.info("empty board kept as the reference%s", " (its unsure pieces taken for print)" if structures else "")
+        self._keep_reference(image, reading.pose, tiles, "empty board kept as the reference" +
+                             (" (its unsure pieces taken for print)" if structures else ""))
         return bool(structures)
+
+    def _keep_reference(self, image: np.ndarray, pose: Any, tiles: dict[str, Any] | None, words: str) -> None:
+        self._reference = self._empty_board_reference(image, pose, intrinsics=self._parts.get("intrinsics"),
+                                                      tiles=tiles)
+        self._previous = None  # read the next board against the reference from scratch
+        self._doubted_empty = None
+        log.info(words)
 
 
 def vision_reader(calibration: Any = None) -> Reader:

@@ -207,7 +207,12 @@ CHANGE_NOISE_FACTOR = 2.5
 
 
 def changed_lots(seen: np.ndarray, before: np.ndarray) -> np.ndarray:
-    """Which lots look different from ``before`` (the look their last answer was decided on): (80,) bool.
+    """Which lots look different from ``before`` (the look their last answer was decided on): (80,) bool."""
+    return departures(seen, before) > 1.0  # type: ignore[no-any-return]
+
+
+def departures(seen: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """How far each lot's look departs from ``before``, in multiples of the bar for a change: (80,).
 
     Both are smoothed over 3×3 pixels first — pieces cover a lot, sensor noise
     is per pixel — and ``before`` is relit to this frame's light per tile, so
@@ -222,7 +227,7 @@ def changed_lots(seen: np.ndarray, before: np.ndarray) -> np.ndarray:
     centre = _masks(s)["centre"]
     departure = difference(a, b)[:, centre].mean(axis=1)
     bar = max(CHANGE_FLOOR, CHANGE_NOISE_FACTOR * float(np.median(departure)))
-    return departure > bar
+    return departure / bar  # type: ignore[no-any-return]
 
 
 # ----------------------------------------------------------------------------- features

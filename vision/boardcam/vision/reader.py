@@ -101,8 +101,12 @@ class Reading:
     tiles: dict[str, TileReading] = field(repr=False, default_factory=dict)
     # the warped Lab each lot's answer was decided on (80, LOT_PX, LOT_PX, 3): what ``previous`` compares with
     lot_lab: np.ndarray | None = field(repr=False, default=None, compare=False)
-    # per lot read less surely than SURE in this frame: the next likeliest answer (see RunnerUp)
+    # per lot read less surely than SURE in this frame, or departed and read empty: the next likeliest
+    # answer (see RunnerUp)
     runners_up: dict[str, RunnerUp] = field(repr=False, default_factory=dict, compare=False)
+    # the lots whose look changed since ``previous`` was read, each with how far past the bar for a change
+    # (vision.lots.departures): what a faint piece leaves when the network calls it "empty"
+    departed: dict[str, float] = field(repr=False, default_factory=dict, compare=False)
 
     @property
     def corners_px(self) -> dict[str, list[float]]:
@@ -705,7 +709,12 @@ def read_board(
     runners_up = _runners_up(analysis.structure_probs, lots, lot_conf)
     tile_conf = {key: round(float(tiles[key].confidence), 4) for key in TILE_KEYS}
     lot_lab = analysis.seen.copy()
-    kept = _unchanged_since(previous, pose, analysis.seen)
+    departure = _departures_since(previous, pose, analysis.seen)
+    departed = {} if departure is None else \
+        {_lot_name(int(lot)): round(float(departure[lot]), 2) for lot in np.flatnonzero(departure > 1.0)}
+    runners_up.update(_runners_up(analysis.structure_probs, {lot: lots[lot] for lot in map(_lot_id, departed)
+                                                             if lots[lot].kind is None}, dict.fromkeys(departed, 0.0)))
+    kept = None if previous is None or departure is None else _unchanged(previous, departure)
     if previous is not None and kept is not None:
         tiles, tile_conf = dict(previous.tiles), dict(previous.tile_confidence)
         for index in np.flatnonzero(kept):
@@ -733,6 +742,7 @@ def read_board(
     for name in occluded_names:
         lot_conf[name] = 0.0
         runners_up.pop(name, None)
+        departed.pop(name, None)
     occluded = occlusion.occluded or misshapen
     if searched and occluded:
         lot_conf, tile_conf = _placed_in_doubt(lot_conf), _placed_in_doubt(tile_conf)
@@ -748,6 +758,7 @@ def read_board(
         tiles=tiles,
         lot_lab=lot_lab,
         runners_up=runners_up,
+        departed=departed,
     )
 
 
@@ -988,20 +999,26 @@ def _doubts_kept_answer(fresh: LotReading, confidence: float, kept: LotReading) 
 SAME_POSE_PX = 1.0  # corners further apart than this: the lots are sampled elsewhere, compare nothing
 
 
-def _unchanged_since(previous: Reading | None, pose: BoardPose, seen: np.ndarray) -> np.ndarray | None:
-    """Lots that may keep ``previous``'s answer (bool per lot), or None when ``previous`` cannot be used.
-
-    A lot keeps its answer only when its look has not changed and nothing
-    covered it in the previous reading (an occluded lot's answer is not one).
-    """
+def _departures_since(previous: Reading | None, pose: BoardPose, seen: np.ndarray) -> np.ndarray | None:
+    """Each lot's departure from its look in ``previous`` (lots.departures), or None when ``previous``
+    cannot be compared: none, read elsewhere, or with no answers."""
     if previous is None or previous.lot_lab is None or previous.lot_lab.shape != seen.shape or not previous.lots:
         return None
     if largest_corner_move(previous.pose, pose) > SAME_POSE_PX:
         return None
-    kept = ~lots_stage.changed_lots(seen, previous.lot_lab)
+    return lots_stage.departures(seen, previous.lot_lab)  # type: ignore[no-any-return]
+
+
+def _unchanged(previous: Reading, departure: np.ndarray) -> np.ndarray:
+    """Lots that may keep ``previous``'s answer (bool per lot).
+
+    A lot keeps its answer only when its look has not changed and nothing
+    covered it in the previous reading (an occluded lot's answer is not one).
+    """
+    kept = departure <= 1.0
     for name in previous.occluded_lots:
         kept[_lot_id(name)] = False
-    return kept
+    return kept  # type: ignore[no-any-return]
 
 
 def layout_read(tiles: dict[str, TileReading]) -> dict[str, dict[str, Any]]:
