@@ -227,8 +227,8 @@ class Referee:
         self._setup_empty: set[str] = set()  # lots the latest empty-board reading was sure of
         self._empty_now: set[str] = set()  # ...of which this reading's
         self._faint: dict[int, Structure] = {}
-        # Lots whose look changed on still readings that showed no change, with their runner-up piece,
-        # since the accepted board they were seen after (see _departed_build)
+        # Lots whose look changed while they read empty, away from any change, with their runner-up
+        # piece, since the accepted board they were seen after (see _note_departed)
         self._departed: dict[int, Structure] = {}
         self._departed_since: Position | None = None
         self._departed_builds: set[int] = set()  # the faint builds taken so, which read "empty" surely
