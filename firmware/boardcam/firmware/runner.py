@@ -88,7 +88,7 @@ class VisionReader:
         self._moved_since_cover = False
         self._last_clear_candidate: tuple[np.ndarray, Any] | None = None  # the last board read, unhidden
         # the last board read with no pieces whose tiles were too unsure for a reference: the
-        # reference after all once pieces appear (see _maybe_take_reference)
+        # reference after all when a later board shows unsure pieces (see _maybe_take_reference)
         self._doubted_empty: tuple[np.ndarray, Any, dict[str, Any]] | None = None
 
     def board_moved(self) -> None:
