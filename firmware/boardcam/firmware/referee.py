@@ -53,6 +53,7 @@ from boardcam.engine.aliencity import (
     move_to_json,
     parse_lot,
 )
+from boardcam.engine.aliencity.board import column_of, row_of
 from boardcam.engine.aliencity.game import RULE_CLAIM, RULE_TURN
 from boardcam.engine.aliencity.position import TILES_PER_COLOR, structure_from_json
 
@@ -932,17 +933,12 @@ class Referee:
         once (a bumped tile, a moved lamp) are no single move and are left.
         """
         assert self.accepted is not None
-        found = self._departed_piece(observation)
+        found = self._departed_move(self.accepted, observation)
         if found is None:
             return None
-        lot, structure = found
-        move = self._legal_move_to(Position(self.accepted.tiles, {**self.accepted.structures, lot: structure}))
-        if move is None:
-            return None
         if self._looks < self.max_looks:
-            return self._looking([LOT_NAMES[lot]])
-        self._departed_builds.add(lot)
-        return self._accept_faint(move, {lot: structure})
+            return self._looking([LOT_NAMES[found[0]]])
+        return self._accept_departed(*found)
 
     def _completed_by_departed(self, after: Position, observation: Observation) -> Outputs | None:
         """A board that is no move, made one legal move by the departed lot's piece
@@ -952,14 +948,20 @@ class Referee:
         with it was a black dome on a black tile that read "empty", its lot
         the only one departed away from the cap.
         """
-        assert self.accepted is not None
+        found = self._departed_move(after, observation)
+        return None if found is None else self._accept_departed(*found)
+
+    def _departed_move(self, board: Position, observation: Observation) -> tuple[int, Structure, Move] | None:
+        """The departed lot (``_departed_piece``), its piece, and the legal move ``board`` with that
+        piece added is; None when there is no such lot or that is no legal move."""
         found = self._departed_piece(observation)
         if found is None:
             return None
         lot, structure = found
-        move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: structure}))
-        if move is None:
-            return None
+        move = self._legal_move_to(Position(board.tiles, {**board.structures, lot: structure}))
+        return None if move is None else (lot, structure, move)
+
+    def _accept_departed(self, lot: int, structure: Structure, move: Move) -> Outputs:
         self._departed_builds.add(lot)
         return self._accept_faint(move, {lot: structure})
 
@@ -2469,7 +2471,7 @@ def _setup_screen(*lines: str) -> Screen:
 
 def _touching(a: int, b: int) -> bool:
     """Whether two lots are the same or side by side, diagonals included."""
-    return abs(a % 8 - b % 8) <= 1 and abs(a // 8 - b // 8) <= 1
+    return abs(column_of(a) - column_of(b)) <= 1 and abs(row_of(a) - row_of(b)) <= 1
 
 
 def _changed_lots(before: Position, after: Position) -> list[str]:

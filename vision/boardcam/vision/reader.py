@@ -24,6 +24,7 @@ reported so a slow Pi shows where the time goes.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -706,14 +707,13 @@ def read_board(
     else:
         confidence_map = CONFIDENCE_MAP
     lot_conf = {_lot_name(lot): round(calibrated(r.confidence, confidence_map), 4) for lot, r in sorted(lots.items())}
-    runners_up = _runners_up(analysis.structure_probs, lots, lot_conf)
     tile_conf = {key: round(float(tiles[key].confidence), 4) for key in TILE_KEYS}
     lot_lab = analysis.seen.copy()
     departure = _departures_since(previous, pose, analysis.seen)
     departed = {} if departure is None else \
         {_lot_name(int(lot)): round(float(departure[lot]), 2) for lot in np.flatnonzero(departure > 1.0)}
-    runners_up.update(_runners_up(analysis.structure_probs, {lot: lots[lot] for lot in map(_lot_id, departed)
-                                                             if lots[lot].kind is None}, dict.fromkeys(departed, 0.0)))
+    runners_up = _runners_up(analysis.structure_probs, lots, lot_conf,
+                             also={lot for lot in map(_lot_id, departed) if lots[lot].kind is None})
     kept = None if previous is None or departure is None else _unchanged(previous, departure)
     if previous is not None and kept is not None:
         tiles, tile_conf = dict(previous.tiles), dict(previous.tile_confidence)
@@ -807,14 +807,15 @@ def _network_answer(probs: np.ndarray, cls: int) -> LotReading:
 
 
 def _runners_up(structure_probs: np.ndarray | None, lots: dict[int, LotReading],
-                confidence: dict[str, float]) -> dict[str, RunnerUp]:
-    """The next likeliest answer of every lot whose answer is less sure than SURE (the network's only)."""
+                confidence: dict[str, float], also: Collection[int] = ()) -> dict[str, RunnerUp]:
+    """The next likeliest answer of every lot whose answer is less sure than SURE, and of the lots
+    ``also`` names however sure (the network's only)."""
     if structure_probs is None:
         return {}
     out: dict[str, RunnerUp] = {}
     for lot, reading in lots.items():
         name = _lot_name(lot)
-        if confidence[name] >= SURE:
+        if confidence[name] >= SURE and lot not in also:
             continue
         probs = structure_probs[lot]
         chosen = lot_net.CLASSES.index((reading.kind, reading.colour, reading.cap))
