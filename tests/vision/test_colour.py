@@ -14,6 +14,7 @@ from boardcam.vision.colour import (
     gains_matching,
     lab_lots_to_bgr,
     lot_means,
+    magnitude,
     shades_of_grey_gains,
     to_lab,
 )
@@ -91,3 +92,14 @@ def test_a_frame_too_dark_to_tell_is_brightened_only_so_far() -> None:
     nearly_black = (_printed_board().reshape(-1, LOT, 3) * 0.1).astype(np.uint8)
     lift = board_gains(nearly_black) / shades_of_grey_gains(nearly_black, p=BOARD_P)
     assert lift == pytest.approx(np.full(3, MAX_EXPOSURE_LIFT))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_magnitude_is_hypot_to_the_last_places_whatever_the_layout(dtype: type) -> None:
+    rng = np.random.default_rng(3)
+    lab = (rng.normal(0.0, 40.0, (80, 16, 16, 3))).astype(dtype)
+    a, b = lab[..., 1], lab[..., 2]  # strided views, as the reader passes them
+    got = magnitude(a, b)
+    assert got.shape == a.shape and got.dtype == dtype
+    np.testing.assert_allclose(got, np.hypot(a, b), rtol=4 * np.finfo(dtype).eps, atol=0)
+    assert magnitude(np.float32([3.0]), np.float32([4.0]))[0] == 5.0

@@ -6,11 +6,10 @@ from boardcam.vision.lots import (
     expected_from_frame,
     lot_features,
     FEATURE_NAMES,
-    ray_lengths,
+    lot_ray_lengths,
     relight,
     rule_colour_probabilities,
 )
-from boardcam.vision.occlusion import board_layout
 from boardcam.vision.tiles import GUILDS, TILE_LOT_IDS, TILE_OF_LOT
 
 
@@ -36,7 +35,7 @@ def _board_with(shape: str, lot: int, s: int = 24) -> np.ndarray:
         u = (xx + 0.5 - s / 2) * np.cos(0.5) + (yy + 0.5 - s / 2) * np.sin(0.5)
         v = -(xx + 0.5 - s / 2) * np.sin(0.5) + (yy + 0.5 - s / 2) * np.cos(0.5)
         changed[lot] = (np.abs(u) < 0.4 * s) & (np.abs(v) < 0.4 * s)
-    return board_layout(changed)
+    return changed
 
 
 def test_gradients_are_np_gradient_along_rows_and_columns():
@@ -47,12 +46,40 @@ def test_gradients_are_np_gradient_along_rows_and_columns():
 
 
 def test_rays_tell_a_round_dome_from_a_square_base():
-    disc, theta = ray_lengths(_board_with("disc", 27), 24)
-    square, _ = ray_lengths(_board_with("square", 27), 24)
+    disc, theta = lot_ray_lengths(_board_with("disc", 27))
+    square, _ = lot_ray_lengths(_board_with("square", 27))
     four = lambda rays: np.abs((rays * np.exp(4j * theta)).sum()) / rays.sum()
     assert disc[27].std() < 0.05 and four(disc[27]) < 0.1
     assert four(square[27]) > 4 * four(disc[27]) and square[27].std() > 2 * disc[27].std()
     assert np.all(disc[[26, 28, 19, 35]] == 0)  # nothing reaches the neighbours
+
+
+def _walked_rays(changed: np.ndarray) -> np.ndarray:
+    """Each ray walked one sample at a time on the board picture, stopping at the first miss or the array's edge."""
+    s = changed.shape[1]
+    board = changed.reshape(lots.LOTS_TALL, lots.LOTS_WIDE, s, s)[::-1].transpose(0, 2, 1, 3).reshape(
+        lots.LOTS_TALL * s, lots.LOTS_WIDE * s)
+    rays = np.zeros((80, lots.RAY_ANGLES))
+    for lot in range(80):
+        cx, cy = (lot % lots.LOTS_WIDE + 0.5) * s, (lots.LOTS_TALL - 1 - lot // lots.LOTS_WIDE + 0.5) * s
+        for a in range(lots.RAY_ANGLES):
+            theta = a * 2 * np.pi / lots.RAY_ANGLES
+            for step in lots.RAY_STEPS:
+                x, y = int(np.rint(cx + np.cos(theta) * step * s)), int(np.rint(cy - np.sin(theta) * step * s))
+                if not (0 <= x < board.shape[1] and 0 <= y < board.shape[0]) or not board[y, x]:
+                    break
+                rays[lot, a] += 1 / 16
+    return rays
+
+
+def test_rays_stop_at_the_first_miss_and_at_the_array_edge():
+    rng = np.random.default_rng(9)
+    changed = rng.random((80, 16, 16)) < 0.85  # long runs with gaps, lots at the edge changed to their rim
+    changed[[0, 7, 72, 79, 35]] = True
+    rays, _ = lot_ray_lengths(changed)
+    assert np.array_equal(rays, _walked_rays(changed))
+    assert rays[0].max() == 0.75 and rays[0].min() < 0.75  # a corner lot's rays leave the array
+    assert np.array_equal(lot_ray_lengths(changed.reshape(80, -1))[0], rays)
 
 
 def test_icon_template_follows_the_icon_whatever_its_turn():

@@ -516,3 +516,15 @@ def test_an_unsure_frame_reads_up_to_four_views_alone_and_two_against_the_setup_
     counts.clear()
     read_board(full.image, pose=pose, reference=reference)
     assert counts == [reader_module.REFERENCE_MOST_VIEWS] == [2]
+
+
+def test_calibrated_confidences_keep_the_order_and_put_sure_answers_at_0_9_and_up():
+    confidence_map = reader_module.BOARD_NET_CONFIDENCE_MAP
+    assert confidence_map is not None
+    sure = float(confidence_map["sure_from"])
+    raw = np.linspace(0.0, 1.0, 2001)
+    mapped = reader_module.calibrated(raw, confidence_map)
+    assert mapped.shape == raw.shape and np.all(np.diff(mapped) >= 0)
+    assert np.all(mapped[raw >= sure] >= 0.9) and np.all(mapped[raw < sure] <= 0.899)
+    assert mapped[-1] == 1.0
+    assert np.array_equal(reader_module.calibrated(raw, None), raw)

@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 
 from boardcam.engine.aliencity import Structure
-from boardcam.vision.colour import HUE_DEG, guild_hue_weights, hue_distance, learned_scores
+from boardcam.vision.colour import HUE_DEG, guild_hue_weights, hue_distance, learned_scores, magnitude
 from boardcam.vision.geometry import WarpGeometry, project_height
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, Appearance
 from boardcam.vision.tiles import (
@@ -268,8 +268,8 @@ def edge_features(seen_l: np.ndarray, expected_l: np.ndarray) -> np.ndarray:
     n, s = seen_l.shape[:2]
     gy_s, gx_s = _gradients(seen_l)
     gy_e, gx_e = _gradients(expected_l)
-    mag_s = np.hypot(gx_s, gy_s).reshape(n, -1)
-    mag_e = np.hypot(gx_e, gy_e).reshape(n, -1)
+    mag_s = magnitude(gx_s, gy_s).reshape(n, -1)
+    mag_e = magnitude(gx_e, gy_e).reshape(n, -1)
     unit_x, unit_y, rings = _edge_geometry(s)
     radial = np.abs(gx_s * unit_x + gy_s * unit_y).reshape(n, -1)
     mag_s_sum = mag_s @ rings
@@ -295,32 +295,53 @@ RAY_ANGLES = 16
 RAY_STEPS = np.arange(1, 13) / 16.0  # radii in lots, out to 3/4 of a lot
 
 
-def ray_lengths(changed_board: np.ndarray, lot_px: int) -> tuple[np.ndarray, np.ndarray]:
-    """How far the departing blob reaches from each lot's centre along 16 rays: (80, 16) in lots.
+def lot_ray_lengths(changed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How far the departing blob reaches from each lot's centre along 16 rays: (80, 16) in lots, and the
+    ray angles.
 
-    Walks outward and stops at the first unchanged sample, so a neighbour's
-    piece does not count.  A dome gives equal rays, a square tower base a
-    four-fold pattern, a leaning tower long rays on one side.
+    ``changed`` holds every lot's changed pixels, (80, s, s) or (80, s*s)
+    by lot id.  Walks outward and stops at the first unchanged sample, so a
+    neighbour's piece does not count (a ray may cross into the neighbour's
+    lot; beyond the array nothing has changed).  A dome gives equal rays, a
+    square tower base a four-fold pattern, a leaning tower long rays on one
+    side.
     """
-    padded = cv2.copyMakeBorder(changed_board, lot_px, lot_px, lot_px, lot_px, cv2.BORDER_CONSTANT, value=0)
-    ys, xs, theta = _ray_samples(lot_px, padded.shape)
-    hit = padded[ys, xs]  # (80, 16, 12)
-    run = np.cumprod(hit, axis=2).sum(axis=2)
-    return run / 16.0, theta
+    n = len(changed)
+    s = round((changed.size // n) ** 0.5)
+    flat = np.zeros(changed.size + 1, np.uint8)  # the last sample: beyond the array
+    flat[:-1] = changed.reshape(-1)
+    hit = flat[_ray_samples(s)]  # (80, 16, 12)
+    reach = np.where(hit.all(axis=2), len(RAY_STEPS), hit.argmin(axis=2))  # samples before the first miss
+    return reach / 16.0, _ray_angles()
+
+
+@lru_cache(maxsize=1)
+def _ray_angles() -> np.ndarray:
+    angles = np.arange(RAY_ANGLES) * 2 * np.pi / RAY_ANGLES
+    angles.flags.writeable = False
+    return angles
 
 
 @lru_cache(maxsize=8)
-def _ray_samples(s: int, padded_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pixel rows and columns (80, 16, 12) of every ray's samples in the board padded by one lot, and the ray angles."""
-    theta = np.arange(RAY_ANGLES) * 2 * np.pi / RAY_ANGLES
+def _ray_samples(s: int) -> np.ndarray:
+    """Where every ray's samples lie (80, 16, 12): indices into all lots' pixels by lot id, flattened, or
+    past their end (80 s s) for a sample beyond the array."""
+    theta = _ray_angles()
     ids = np.arange(80)
-    cx = (ids % LOTS_WIDE + 0.5) * s + s
-    cy = (LOTS_TALL - 1 - ids // LOTS_WIDE + 0.5) * s + s
-    dx = np.cos(theta)[:, None] * RAY_STEPS[None] * s  # (16, 12)
-    dy = -np.sin(theta)[:, None] * RAY_STEPS[None] * s
-    xs = np.clip(np.rint(cx[:, None, None] + dx[None]).astype(int), 0, padded_shape[1] - 1)
-    ys = np.clip(np.rint(cy[:, None, None] + dy[None]).astype(int), 0, padded_shape[0] - 1)
-    return ys, xs, theta
+    # board pixels, x right and y down from the array's top-left corner (row 10 at the top)
+    cx = (ids % LOTS_WIDE + 0.5) * s
+    cy = (LOTS_TALL - 1 - ids // LOTS_WIDE + 0.5) * s
+    xs = np.rint(cx[:, None, None] + (np.cos(theta)[:, None] * RAY_STEPS[None] * s)[None]).astype(int)
+    ys = np.rint(cy[:, None, None] + (-np.sin(theta)[:, None] * RAY_STEPS[None] * s)[None]).astype(int)
+    inside = (xs >= 0) & (xs < LOTS_WIDE * s) & (ys >= 0) & (ys < LOTS_TALL * s)
+    lot = (LOTS_TALL - 1 - ys // s) * LOTS_WIDE + xs // s
+    index = (lot * s + ys % s) * s + xs % s
+    samples = np.where(inside, index, 80 * s * s)
+    samples.flags.writeable = False
+    return samples
+
+
+_RAY_HARMONICS = {1: np.exp(1j * _ray_angles()), 4: np.exp(4j * _ray_angles())}
 
 
 def lot_features(
@@ -333,6 +354,9 @@ def lot_features(
 
     ``seen``/``expected`` are Lab lots in seen orientation (80, s, s, 3);
     ``geometry_centre`` the camera centre in board tile units (x, y, z).
+    Every known-pose frame without a setup reference computes these, so what
+    depends on the pose alone is cached (_lean_geometry) and the lightness
+    planes are made contiguous once for the gradients.
     """
     n, s = seen.shape[:2]
     masks = _masks(s)
@@ -346,34 +370,28 @@ def lot_features(
     feats[:, 0:4] = diff @ means / 10.0
     feats[:, 4:8] = changed.astype(np.float32) @ means
     centre = masks["centre"].ravel()
-    sl = seen[..., 0].reshape(n, -1)[:, centre]
-    el = expected[..., 0].reshape(n, -1)[:, centre]
-    gy_s = np.abs(np.diff(seen[..., 0], axis=1)).mean(axis=(1, 2))
-    gx_s = np.abs(np.diff(seen[..., 0], axis=2)).mean(axis=(1, 2))
-    gy_e = np.abs(np.diff(expected[..., 0], axis=1)).mean(axis=(1, 2))
-    gx_e = np.abs(np.diff(expected[..., 0], axis=2)).mean(axis=(1, 2))
+    seen_l, expected_l = np.ascontiguousarray(seen[..., 0]), np.ascontiguousarray(expected[..., 0])
+    sl = seen_l.reshape(n, -1)[:, centre]
+    el = expected_l.reshape(n, -1)[:, centre]
+    gy_s = np.abs(np.diff(seen_l, axis=1)).mean(axis=(1, 2))
+    gx_s = np.abs(np.diff(seen_l, axis=2)).mean(axis=(1, 2))
+    gy_e = np.abs(np.diff(expected_l, axis=1)).mean(axis=(1, 2))
+    gx_e = np.abs(np.diff(expected_l, axis=2)).mean(axis=(1, 2))
     feats[:, 8] = (gx_s + gy_s - gx_e - gy_e) / 5.0
     # extremes (the warp already smooths over a few pixels): glare and shading
     feats[:, 9] = (sl.max(1) - el.max(1)) / 10.0
     feats[:, 10] = (el.min(1) - sl.min(1)) / 10.0
     seen_ab = seen[..., 1:3].reshape(n, -1, 2)[:, centre]
     expected_ab = expected[..., 1:3].reshape(n, -1, 2)[:, centre]
-    sc = np.hypot(seen_ab[..., 0], seen_ab[..., 1]).mean(1)
-    ec = np.hypot(expected_ab[..., 0], expected_ab[..., 1]).mean(1)
+    sc = magnitude(seen_ab[..., 0], seen_ab[..., 1]).mean(1)
+    ec = magnitude(expected_ab[..., 0], expected_ab[..., 1]).mean(1)
     feats[:, 11] = (sc - ec) / 10.0
     # toward / away from the nadir: a tower's lean spills onto the far side
-    ox, oy = _offsets(s)
-    centres = lot_centres()
-    direction = centres - geometry_centre[None, :2]
-    dist = np.linalg.norm(direction, axis=1, keepdims=True)
-    unit = direction / np.maximum(dist, 1e-6)
-    along = unit[:, 0:1] * ox.ravel()[None] + unit[:, 1:2] * oy.ravel()[None]  # (80, s*s)
-    near = along < -0.1
-    far = along > 0.1
-    feats[:, 12] = (diff * near).sum(1) / np.maximum(near.sum(1), 1) / 10.0
-    feats[:, 13] = (diff * far).sum(1) / np.maximum(far.sum(1), 1) / 10.0
+    lean = _lean_geometry(s, float(geometry_centre[0]), float(geometry_centre[1]))
+    feats[:, 12] = (diff * lean.near).sum(1) / lean.near_count / 10.0
+    feats[:, 13] = (diff * lean.far).sum(1) / lean.far_count / 10.0
     cz = float(geometry_centre[2])
-    feats[:, 14] = dist[:, 0] * lean_tiles / max(cz - lean_tiles, 1e-3) * 2.0  # lean of an apex, in lots
+    feats[:, 14] = lean.dist * lean_tiles / max(cz - lean_tiles, 1e-3) * 2.0  # lean of an apex, in lots
     feats[:, 15] = noise / 10.0
     # compared with the tile's other lots: the rank of this lot's centre departure
     d_c = feats[:, 1]
@@ -381,41 +399,80 @@ def lot_features(
     ranks = per_tile.argsort(1).argsort(1) / 3.0
     feats[TILE_LOT_IDS.ravel(), 16] = ranks.ravel()
     sorted_tile = np.sort(per_tile, axis=1)
-    gap = np.empty_like(per_tile)
-    for j in range(4):
-        gap[:, j] = per_tile[:, j] - np.where(per_tile[:, j] == sorted_tile[:, 0], sorted_tile[:, 1], sorted_tile[:, 0])
-    feats[TILE_LOT_IDS.ravel(), 17] = gap.ravel()
+    lowest_other = np.where(per_tile == sorted_tile[:, :1], sorted_tile[:, 1:2], sorted_tile[:, :1])
+    feats[TILE_LOT_IDS.ravel(), 17] = (per_tile - lowest_other).ravel()
     # shape of the departing blob: a tower is larger and stretched outward along its lean
     wgt = np.clip(diff / threshold - 0.5, 0.0, 2.0)
     total = wgt.sum(1) + 1e-6
-    across = -unit[:, 1:2] * ox.ravel()[None] + unit[:, 0:1] * oy.ravel()[None]
-    mean_along = (wgt * along).sum(1) / total
+    mean_along = (wgt * lean.along).sum(1) / total
     feats[:, 18] = wgt.mean(1)
     feats[:, 19] = mean_along * 2.0
-    feats[:, 20] = np.sqrt((wgt * (along - mean_along[:, None]) ** 2).sum(1) / total) * 2.0
-    feats[:, 21] = np.sqrt((wgt * across**2).sum(1) / total) * 2.0
+    feats[:, 20] = np.sqrt((wgt * (lean.along - mean_along[:, None]) ** 2).sum(1) / total) * 2.0
+    feats[:, 21] = np.sqrt((wgt * lean.across_squared).sum(1) / total) * 2.0
     # ray lengths of the blob: round dome, square tower base, leaning tower
-    from boardcam.vision.occlusion import board_layout
-
-    rays, theta = ray_lengths(board_layout((diff > threshold).reshape(n, s, s)).astype(np.uint8), s)
+    rays, theta = lot_ray_lengths(changed)
     rsum = rays.sum(1) + 1e-6
     feats[:, 24] = rays.mean(1) * 2.0
     feats[:, 25] = rays.std(1) / (rays.mean(1) + 0.05)
-    feats[:, 26] = np.abs((rays * np.exp(1j * theta)[None]).sum(1)) / rsum
-    feats[:, 27] = np.abs((rays * np.exp(4j * theta)[None]).sum(1)) / rsum
-    out_angle = np.arctan2(unit[:, 1], unit[:, 0])
-    feats[:, 28] = (rays * np.cos(theta[None] - out_angle[:, None])).sum(1) / rsum
-    feats[:, 29:35] = edge_features(seen[..., 0], expected[..., 0])
+    feats[:, 26] = np.abs((rays * _RAY_HARMONICS[1][None]).sum(1)) / rsum
+    feats[:, 27] = np.abs((rays * _RAY_HARMONICS[4][None]).sum(1)) / rsum
+    feats[:, 28] = (rays * lean.outward_cos).sum(1) / rsum
+    feats[:, 29:35] = edge_features(seen_l, expected_l)
     # the neighbours toward / away from the nadir: a tower there leans into / is leant on by this lot
+    for k, neighbour in ((22, lean.inner_neighbour), (23, lean.outer_neighbour)):
+        feats[:, k] = np.where(neighbour < 0, 0.0, feats[neighbour, 1])
+    return feats
+
+
+@dataclass(frozen=True)
+class LeanGeometry:
+    """What lot_features needs of the camera's position, for every lot (by id) and pixel of a lot.
+
+    ``along``/``across_squared``: each pixel's offset along the lot's
+    outward direction from the nadir, and the square of its offset across
+    it; ``near``/``far`` the pixels toward and away from the nadir (and how
+    many); ``inner_neighbour``/``outer_neighbour`` the lot one step toward
+    and away from the nadir (-1 where that step stays on the lot, at the
+    array's edge or under the camera).
+    """
+
+    dist: np.ndarray
+    along: np.ndarray
+    across_squared: np.ndarray
+    near: np.ndarray
+    far: np.ndarray
+    near_count: np.ndarray
+    far_count: np.ndarray
+    outward_cos: np.ndarray
+    inner_neighbour: np.ndarray
+    outer_neighbour: np.ndarray
+
+
+@lru_cache(maxsize=8)
+def _lean_geometry(s: int, centre_x: float, centre_y: float) -> LeanGeometry:
+    """Per pose (the camera's ground point stays while the camera does), made once."""
+    ox, oy = _offsets(s)
+    direction = lot_centres() - np.array([centre_x, centre_y])[None]
+    dist = np.linalg.norm(direction, axis=1, keepdims=True)
+    unit = direction / np.maximum(dist, 1e-6)
+    along = unit[:, 0:1] * ox.ravel()[None] + unit[:, 1:2] * oy.ravel()[None]  # (80, s*s)
+    across = -unit[:, 1:2] * ox.ravel()[None] + unit[:, 0:1] * oy.ravel()[None]
+    near, far = along < -0.1, along > 0.1
+    theta = _ray_angles()
+    outward_cos = np.cos(theta[None] - np.arctan2(unit[:, 1], unit[:, 0])[:, None])
     ids = np.arange(80)
     col, row = ids % LOTS_WIDE, ids // LOTS_WIDE
-    for k, sign in ((22, -1.0), (23, 1.0)):
-        dc = np.rint(sign * unit[:, 0]).astype(int)
-        dr = np.rint(sign * unit[:, 1]).astype(int)
-        ncol, nrow = np.clip(col + dc, 0, LOTS_WIDE - 1), np.clip(row + dr, 0, LOTS_TALL - 1)
+    neighbours = []
+    for sign in (-1.0, 1.0):
+        ncol = np.clip(col + np.rint(sign * unit[:, 0]).astype(int), 0, LOTS_WIDE - 1)
+        nrow = np.clip(row + np.rint(sign * unit[:, 1]).astype(int), 0, LOTS_TALL - 1)
         same = (ncol == col) & (nrow == row)
-        feats[:, k] = np.where(same, 0.0, feats[nrow * LOTS_WIDE + ncol, 1])
-    return feats
+        neighbours.append(np.where(same, -1, nrow * LOTS_WIDE + ncol))
+    geometry = LeanGeometry(dist[:, 0], along, across**2, near, far, np.maximum(near.sum(1), 1),
+                            np.maximum(far.sum(1), 1), outward_cos, neighbours[0], neighbours[1])
+    for value in vars(geometry).values():
+        value.flags.writeable = False
+    return geometry
 
 
 def lot_centres() -> np.ndarray:

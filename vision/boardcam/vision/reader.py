@@ -80,7 +80,11 @@ MARGIN_PX = LOT_PX  # one lot of table around the array, for arms crossing the e
 
 
 def _lot_name(lot: int) -> str:
-    return lot_name(lot % 8, lot // 8)
+    return LOT_NAMES[lot]
+
+
+#: every lot's name by id
+LOT_NAMES = tuple(lot_name(lot % 8, lot // 8) for lot in range(80))
 
 
 def _lot_id(name: str) -> int:
@@ -271,14 +275,15 @@ BOARD_NET_CONFIDENCE_MAP = lot_net.confidence_map(BOARD_NET)
 SURE_FROM_RAW = float((BOARD_NET_CONFIDENCE_MAP or {}).get("sure_from", by_the_rules.UNSURE))
 
 
-def calibrated(raw: float, confidence_map: dict[str, Any] | None = CONFIDENCE_MAP) -> float:
-    """The raw confidence of a lot's answer mapped to its held-out accuracy (see train_lot_model)."""
+def calibrated(raw: np.ndarray, confidence_map: dict[str, Any] | None = CONFIDENCE_MAP) -> np.ndarray:
+    """Every lot's raw confidence mapped to its held-out accuracy (see train_lot_model)."""
+    raw = np.asarray(raw, np.float64)
     if confidence_map is None:
         return raw
     sure = float(confidence_map.get("sure_from", 2.0))
-    if raw >= sure:  # the range where held-out answers were right at least 99.95 % of the time
-        return 0.9 + 0.1 * (raw - sure) / max(1.0 - sure, 1e-9)
-    return min(float(np.interp(raw, confidence_map["x"], confidence_map["y"])), 0.899)
+    # from ``sure`` up, held-out answers were right at least 99.95 % of the time
+    held_out = np.minimum(np.interp(raw, confidence_map["x"], confidence_map["y"]), 0.899)
+    return np.where(raw >= sure, 0.9 + 0.1 * (raw - sure) / max(1.0 - sure, 1e-9), held_out)  # type: ignore[no-any-return]
 
 
 def _kind_probs(features: np.ndarray, model: dict[str, Any] | None) -> np.ndarray:
@@ -607,8 +612,12 @@ def decide_lots(analysis: LotAnalysis) -> dict[int, LotReading]:
     """Most probable structure per lot, with the probability of that whole answer as confidence."""
     out: dict[int, LotReading] = {}
     if analysis.structure_probs is not None:
-        for lot, probs in enumerate(analysis.structure_probs):
-            out[lot] = _network_answer(probs, int(probs.argmax()))
+        probs = analysis.structure_probs
+        chosen = probs.argmax(axis=1)
+        confidence = probs[np.arange(len(probs)), chosen].tolist()
+        for lot, (cls, conf) in enumerate(zip(chosen.tolist(), confidence)):
+            kind, colour, cap = lot_net.CLASSES[cls]
+            out[lot] = LotReading(kind, colour, cap, conf, {})
         return out
     kinds, colours, caps = analysis.kind_probs, analysis.colour_probs, analysis.cap_probs
     for lot in range(80):
@@ -706,7 +715,8 @@ def read_board(
         confidence_map = REFERENCE_CONFIDENCE_MAP
     else:
         confidence_map = CONFIDENCE_MAP
-    lot_conf = {_lot_name(lot): round(calibrated(r.confidence, confidence_map), 4) for lot, r in sorted(lots.items())}
+    raw = calibrated(np.array([lots[lot].confidence for lot in range(80)]), confidence_map).tolist()
+    lot_conf = {LOT_NAMES[lot]: round(raw[lot], 4) for lot in range(80)}
     tile_conf = {key: round(float(tiles[key].confidence), 4) for key in TILE_KEYS}
     lot_lab = analysis.seen.copy()
     departure = _departures_since(previous, pose, analysis.seen)

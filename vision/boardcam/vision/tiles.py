@@ -32,7 +32,7 @@ import scipy.fft
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
-from boardcam.vision.colour import guild_hue_weights
+from boardcam.vision.colour import guild_hue_weights, magnitude
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL, TILES_WIDE
 
 COLUMNS = "ABCDEFGH"
@@ -232,7 +232,7 @@ class ColourVotes:
 def colour_votes(lab: np.ndarray, tile_px: int) -> ColourVotes:
     lots = lot_grid(lab, tile_px // 2)[:, ::2, ::2].reshape(80, -1, 3)
     a, b = lots[..., 1], lots[..., 2]
-    chroma = np.hypot(a, b)
+    chroma = magnitude(a, b)
     hue = np.degrees(np.arctan2(b, a)) % 360.0
     vote_weight = np.clip(chroma - 8.0, 0.0, 40.0)
     guild_weight = guild_hue_weights(hue)
@@ -340,7 +340,7 @@ def _icon_votes(pixels: np.ndarray, free: np.ndarray, calm_total: np.ndarray,
     disc = pixels[:, inner].astype(np.float32)
     departure = disc[..., 1:] - np.median(disc[..., 1:], axis=1)[:, None, :]  # a, b from the card's
     count = max(1, int(round(ICON_SHARE * disc.shape[1])))
-    top = np.argpartition(np.hypot(departure[..., 0], departure[..., 1]), -count, axis=1)[:, -count:]
+    top = np.argpartition(magnitude(departure[..., 0], departure[..., 1]), -count, axis=1)[:, -count:]
     ink = np.take_along_axis(departure, top[..., None], axis=1).mean(1)  # (80, 2)
     chroma = np.hypot(ink[:, 0], ink[:, 1])
     hue = np.degrees(np.arctan2(ink[:, 1], ink[:, 0])) % 360.0
