@@ -100,14 +100,17 @@ def magnitude(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return cv2.magnitude(x.reshape(1, -1), y.reshape(1, -1)).reshape(x.shape)  # type: ignore[no-any-return]
 
 
-def hue_distance(h1: np.ndarray | float, h2: float) -> np.ndarray:
+def hue_distance(h1: np.ndarray | float, h2: np.ndarray | float) -> np.ndarray:
     d = np.abs((np.asarray(h1) - h2 + 180.0) % 360.0 - 180.0)
     return d
 
 
 def guild_hue_weights(hue: np.ndarray, width_deg: float = 30.0) -> np.ndarray:
     """(3, *hue.shape): how near each hue is to the red, blue and green guild hues (Gaussian, ``width_deg``)."""
-    return np.stack([np.exp(-0.5 * (hue_distance(hue, HUE_DEG[g]) / width_deg) ** 2) for g in ("red", "blue", "green")])
+    hue = np.asarray(hue)
+    centres = np.array([HUE_DEG[g] for g in ("red", "blue", "green")], np.result_type(hue, np.float32))
+    distance = hue_distance(hue[None], centres.reshape((3,) + (1,) * hue.ndim))
+    return np.exp(-0.5 * (distance / width_deg) ** 2)  # type: ignore[no-any-return]
 
 
 def guild_hue_scores(hue: np.ndarray) -> dict[str, np.ndarray]:

@@ -152,7 +152,8 @@ def _conv(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, stride: int, padd
                                                   writeable=False)
         cols = windows.reshape(h * w, k * k * in_c)
     product = cols @ (_matrix(weight) if matrix is None else matrix)
-    return (product + bias).reshape(h, w, out_c)  # type: ignore[no-any-return]
+    product += bias
+    return product.reshape(h, w, out_c)  # type: ignore[no-any-return]
 
 
 def _matrix(weight: np.ndarray) -> np.ndarray:

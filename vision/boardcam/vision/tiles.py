@@ -227,6 +227,7 @@ class ColourVotes:
     light: np.ndarray  # (80,) the lot's median lightness
     mean: np.ndarray  # (80, 3) the lot's mean Lab
     pixels: np.ndarray  # (80, n, 3) the pixels voting
+    print_look: np.ndarray  # (20, 3) each tile's mean Lab over its two calmest lots (see _print_looks)
 
 
 def colour_votes(lab: np.ndarray, tile_px: int) -> ColourVotes:
@@ -238,7 +239,20 @@ def colour_votes(lab: np.ndarray, tile_px: int) -> ColourVotes:
     guild_weight = guild_hue_weights(hue)
     votes = (vote_weight[None] * guild_weight).mean(axis=2).T
     mean = np.full(lots.shape[1], 1.0 / lots.shape[1], np.float32) @ lots  # (80, 3); .mean(1) is slow on a trailing axis of 3
-    return ColourVotes(vote_weight, guild_weight, votes, median_along(lots[..., 0], 1), mean, lots)
+    return ColourVotes(vote_weight, guild_weight, votes, median_along(lots[..., 0], 1), mean, lots,
+                       _print_looks(vote_weight, mean))
+
+
+def _print_looks(vote_weight: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Per tile: mean Lab of its two calmest lots (fewest saturated pixels), (20, 3).
+
+    The calm lots are the ones least likely to hold a piece, so this is the
+    tile's own print, the thing the colour prototypes compare.
+    """
+    colourful = vote_weight.mean(1)
+    order = np.argsort(colourful[TILE_LOT_IDS], axis=1)[:, :2]
+    calm = np.take_along_axis(TILE_LOT_IDS, order, axis=1)
+    return mean[calm].mean(1)  # type: ignore[no-any-return]
 
 
 def tile_colour_scores(lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None,
@@ -389,19 +403,6 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def tile_features(lab: np.ndarray, tile_px: int, votes: ColourVotes | None = None) -> np.ndarray:
-    """Per tile: mean Lab of its two calmest lots (fewest saturated pixels), (20, 3).
-
-    The calm lots are the ones least likely to hold a piece, so this is the
-    tile's own print, the thing the prototypes compare.
-    """
-    seen = colour_votes(lab, tile_px) if votes is None else votes
-    colourful = seen.vote_weight.mean(1)
-    order = np.argsort(colourful[TILE_LOT_IDS], axis=1)[:, :2]
-    calm = np.take_along_axis(TILE_LOT_IDS, order, axis=1)
-    return seen.mean[calm].mean(1)  # type: ignore[no-any-return]
-
-
 def read_tile_colours(
     lab: np.ndarray, tile_px: int, piece_free: np.ndarray | None = None, votes: ColourVotes | None = None,
     kin: np.ndarray | None = None, icon_lots: np.ndarray | None = None,
@@ -422,7 +423,7 @@ def tile_colour_probabilities(
     """Every tile's probability of each guild (20, 4) from its own look (see :func:`read_tile_colours`)."""
     votes = colour_votes(lab, tile_px) if votes is None else votes
     scores = tile_colour_scores(lab, tile_px, piece_free, votes, icon_lots)
-    scores = refine_with_prototypes(tile_features(lab, tile_px, votes), scores)
+    scores = refine_with_prototypes(votes.print_look, scores)
     if kin is not None:
         scores = _with_kin(scores, kin)
     return _softmax(scores)
