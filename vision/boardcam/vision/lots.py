@@ -428,12 +428,14 @@ def lot_features(
 class LeanGeometry:
     """What lot_features needs of the camera's position, for every lot (by id) and pixel of a lot.
 
+    ``dist``: each lot's distance from the nadir (tile units);
     ``along``/``across_squared``: each pixel's offset along the lot's
     outward direction from the nadir, and the square of its offset across
     it; ``near``/``far`` the pixels toward and away from the nadir (and how
-    many); ``inner_neighbour``/``outer_neighbour`` the lot one step toward
-    and away from the nadir (-1 where that step stays on the lot, at the
-    array's edge or under the camera).
+    many); ``outward_cos``: how far each ray points outward;
+    ``inner_neighbour``/``outer_neighbour`` the lot one step toward and away
+    from the nadir (-1 where that step stays on the lot, at the array's edge
+    or under the camera).
     """
 
     dist: np.ndarray
