@@ -195,6 +195,44 @@ def test_a_long_press_takes_a_board_no_legal_order_makes_as_house_rulings(game, 
         if game.moves[4].player == "white" else ["black", "white"] * 2 + ["black"]
 
 
+def test_players_who_play_on_past_a_warning_have_ruled_on_it(game, boards):
+    """A board that keeps everything the warning was about and adds a build is the players playing
+    on: the warned board is taken as it stands (house rulings where it breaks a rule) with the new
+    build, as a long press would take it, and the game goes on (Cycles game 108: a cap misread
+    surely gave one warning, and every later board another, 21 in all)."""
+    referee = started(boards, 4)
+    warned = copy.deepcopy(boards[9])
+    for lot in set(warned["structures"]) - set(boards[4]["structures"]):
+        warned["structures"][lot] = {"kind": "dome", "color": "black"}  # five black domes: never legal
+    assert referee.observe(seen(warned)).light is Light.RED
+    assert referee.observe(seen(warned)).light is Light.RED  # the same board: the warning stands
+    played_on = copy.deepcopy(warned)
+    new_lot = next(lot for lot in boards[10]["structures"] if lot not in boards[9]["structures"])
+    played_on["structures"][new_lot] = boards[10]["structures"][new_lot]
+    out = referee.observe(seen(played_on))
+    assert out.light is Light.GREEN and referee.phase is Phase.PLAYING and referee.game.ply == 10
+    assert referee.accepted.to_json()["structures"] == played_on["structures"]
+    assert "override" in [r["type"] for r in out.records]
+    assert referee.note.startswith("played on past the warning: 6 moves taken as the board stands")
+
+
+def test_a_board_that_drops_what_the_warning_was_about_is_no_playing_on(game, boards):
+    """Only a board that keeps the warned one whole counts as playing on: one that took a warned
+    structure away and added another is judged as before (here a warning again)."""
+    referee = started(boards, 4)
+    warned = copy.deepcopy(boards[9])
+    new = sorted(set(warned["structures"]) - set(boards[4]["structures"]))
+    for lot in new:
+        warned["structures"][lot] = {"kind": "dome", "color": "black"}
+    assert referee.observe(seen(warned)).light is Light.RED
+    moved = copy.deepcopy(warned)
+    del moved["structures"][new[0]]
+    new_lot = next(lot for lot in boards[10]["structures"] if lot not in boards[9]["structures"])
+    moved["structures"][new_lot] = {"kind": "dome", "color": "black"}
+    assert referee.observe(seen(moved)).light is Light.RED and referee.phase is Phase.ILLEGAL
+    assert referee.game.ply == 4
+
+
 def test_an_unsure_reading_looks_again_and_never_warns(game, boards):
     referee = Referee(max_looks=2, confirm_reads=1)
     for doc in boards[:5]:

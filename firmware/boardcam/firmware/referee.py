@@ -2099,6 +2099,9 @@ class Referee:
         same = self.verdict is not None and self.verdict.observed == verdict.observed
         if not same and not self._confirmed(verdict.observed):
             return self._look_again()
+        played_on = self._played_on(verdict.observed)
+        if played_on is not None:
+            return played_on
         if verdict.move is not None:
             self._warned = verdict
         elif self.phase is not Phase.ILLEGAL:
@@ -2117,6 +2120,35 @@ class Referee:
             "position": verdict.observed.to_json(),
         }
         return self._emit(Light.RED, self._verdict_screen(verdict), Beep.WARNING, (record,))
+
+    def _played_on(self, observed: Position) -> Outputs | None:
+        """The board taken as it stands, as a long press takes it, when the players built on past a
+        warning about a board that is no single move; None unless ``observed`` keeps every structure
+        of the warned board as it was and adds more.
+
+        Why: such a warning (two caps at once, a cap out of turn, several
+        structures at once) names no build the players could take back, and
+        the players who play on past it have ruled.  When it came from a
+        misread they cannot see (a blue tower's shaded apex read as a black
+        cap at 0.97, Cycles game 108), nothing they do clears it: every later
+        board was one more warning ("3 structures appeared at once", ...),
+        21 in all, and the game was lost from there.  Each move that breaks
+        a rule is logged as a house ruling, as with the long press.  A
+        warning that began with one illegal build stays up when play goes on
+        past it (the players can take that build back), as before.
+        """
+        if self.phase is not Phase.ILLEGAL or self.verdict is None or self.verdict.move is not None \
+                or self._warned is not None:  # a warning about one illegal build, played on past
+            return None
+        warned, now = self.verdict.observed.structures, observed.structures
+        if not set(warned) < set(now) or any(now[lot] != structure for lot, structure in warned.items()):
+            return None
+        moves = self._moves_to_board_as_it_stands(observed)
+        if moves is None:
+            return None
+        taken = self._caught_up(moves, ruled=True)
+        self.note = "played on past the warning: " + self.note
+        return taken
 
     def _confirmed(self, observed: Position, needed: int | None = None) -> bool:
         """Whether ``needed`` (default ``confirm_reads``) readings in a row have shown this board."""
