@@ -214,6 +214,7 @@ def test_players_who_play_on_past_a_warning_have_ruled_on_it(game, boards):
     assert referee.accepted.to_json()["structures"] == played_on["structures"]
     assert "override" in [r["type"] for r in out.records]
     assert referee.note.startswith("played on past the warning: 6 moves taken as the board stands")
+    assert out.screen.lines[0].startswith("played on past the warning")
 
 
 def test_a_board_that_drops_what_the_warning_was_about_is_no_playing_on(game, boards):

@@ -1336,9 +1336,9 @@ class Referee:
         prefer = self._caps_seen_with() if judged else None
         return _legal_sequence(self.game.copy(), added, caps, after.structures, prefer, judged=judged)
 
-    def _caught_up(self, moves: list[Move], *, ruled: bool = False) -> Outputs:
+    def _caught_up(self, moves: list[Move], *, ruled: bool = False, why: str = "") -> Outputs:
         """Accept ``moves``, which appeared at once, in turn (``ruled``: as the players' long press
-        took them, each one that breaks a rule a house ruling)."""
+        took them, each one that breaks a rule a house ruling; ``why`` leads the note)."""
         assert self.game is not None
         added = [move.lot for move in moves if move.lot is not None]
         records: list[dict[str, Any]] = []
@@ -1360,7 +1360,7 @@ class Referee:
         self.verdict = None
         self.phase = Phase.PLAYING
         self.board_moved()
-        self.note = f"{len(moves)} moves {'taken as the board stands' if ruled else 'at once'}: " \
+        self.note = why + f"{len(moves)} moves {'taken as the board stands' if ruled else 'at once'}: " \
             + "; ".join(_move_words(m) for m in moves)
         if self.game.is_over():
             return self._finished_with(*records)
@@ -2146,9 +2146,7 @@ class Referee:
         moves = self._moves_to_board_as_it_stands(observed)
         if moves is None:
             return None
-        taken = self._caught_up(moves, ruled=True)
-        self.note = "played on past the warning: " + self.note
-        return taken
+        return self._caught_up(moves, ruled=True, why="played on past the warning: ")
 
     def _confirmed(self, observed: Position, needed: int | None = None) -> bool:
         """Whether ``needed`` (default ``confirm_reads``) readings in a row have shown this board."""
