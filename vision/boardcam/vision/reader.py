@@ -31,7 +31,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-from boardcam.engine.aliencity import TILE_OF, Position, Tile, colour_impossibilities, parse_lot, possible_icon_lots
+from boardcam.engine.aliencity import (
+    LOT_NAMES,
+    TILE_OF,
+    Position,
+    Tile,
+    colour_impossibilities,
+    parse_lot,
+    possible_icon_lots,
+)
 from boardcam.vision import by_the_rules, lot_net
 from boardcam.vision import lots as lots_stage
 from boardcam.vision.colour import board_gains, gains_matching, to_lab
@@ -67,7 +75,6 @@ from boardcam.vision.tiles import (
     icon_kinship,
     icon_print_agreement,
     lot_grid,
-    lot_name,
     read_icon_lots,
     read_tile_colours,
     tile_colour_probabilities,
@@ -81,10 +88,6 @@ MARGIN_PX = LOT_PX  # one lot of table around the array, for arms crossing the e
 
 def _lot_name(lot: int) -> str:
     return LOT_NAMES[lot]
-
-
-#: every lot's name by id
-LOT_NAMES = tuple(lot_name(lot % 8, lot // 8) for lot in range(80))
 
 
 def _lot_id(name: str) -> int:
@@ -616,8 +619,7 @@ def decide_lots(analysis: LotAnalysis) -> dict[int, LotReading]:
         chosen = probs.argmax(axis=1)
         confidence = probs[np.arange(len(probs)), chosen].tolist()
         for lot, (cls, conf) in enumerate(zip(chosen.tolist(), confidence)):
-            kind, colour, cap = lot_net.CLASSES[cls]
-            out[lot] = LotReading(kind, colour, cap, conf, {})
+            out[lot] = _class_reading(cls, conf)
         return out
     kinds, colours, caps = analysis.kind_probs, analysis.colour_probs, analysis.cap_probs
     for lot in range(80):
@@ -812,8 +814,12 @@ def _mended_by_the_rules(lots: dict[int, LotReading], analysis: LotAnalysis,
 
 def _network_answer(probs: np.ndarray, cls: int) -> LotReading:
     """The lot read as the network's class ``cls``, with the probability the network gave it as confidence."""
+    return _class_reading(cls, float(probs[cls]))
+
+
+def _class_reading(cls: int, confidence: float) -> LotReading:
     kind, colour, cap = lot_net.CLASSES[cls]
-    return LotReading(kind, colour, cap, float(probs[cls]), {})
+    return LotReading(kind, colour, cap, confidence, {})
 
 
 def _runners_up(structure_probs: np.ndarray | None, lots: dict[int, LotReading],
