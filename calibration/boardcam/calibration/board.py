@@ -220,9 +220,8 @@ def empty_reference(
     except ImportError:
         return None
     chosen = {str(k): {"color": str(v["color"]), "icon": str(v["icon"])} for k, v in tiles.items()} if tiles else None
-    reference = empty_board_reference(
-        image, pose, intrinsics=intrinsics, white_balance=tuple(float(g) for g in gains), tiles=chosen
-    )
+    balance = (float(gains[0]), float(gains[1]), float(gains[2]))
+    reference = empty_board_reference(image, pose, intrinsics=intrinsics, white_balance=balance, tiles=chosen)
     return dict(reference.to_json())
 
 

@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from boardcam.calibration.board import (
-    corner_points,
     _stats,
     balanced_lab,
     locate_board,
@@ -34,6 +33,7 @@ from boardcam.calibration.board import (
     orient_corners,
     white_balance_gains,
 )
+from boardcam.calibration.drift import corner_points
 from boardcam.calibration.store import Calibration
 from boardcam.engine.errors import InputError
 

@@ -124,9 +124,9 @@ def _shift(template: np.ndarray, seen: np.ndarray, mask: np.ndarray,
     (of ``share_of`` pixels: the whole mask by default) or it does not lock."""
     if cv2.countNonZero(mask) < MIN_FREE_SHARE * (share_of or mask.size):
         return None
-    warp = np.eye(2, 3, dtype=np.float32)
     try:
-        correlation, warp = cv2.findTransformECC(template, seen, warp, cv2.MOTION_TRANSLATION, ECC_STOP, mask, 3)
+        correlation, warp = cv2.findTransformECC(template, seen, np.eye(2, 3, dtype=np.float32),
+                                                 cv2.MOTION_TRANSLATION, ECC_STOP, mask, 3)
     except cv2.error:  # no convergence: nothing here to lock on to
         return None
     if correlation < MIN_CORRELATION:

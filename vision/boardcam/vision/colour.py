@@ -59,7 +59,8 @@ def _grey_world_gains(bgr: np.ndarray) -> np.ndarray:
     """shades_of_grey_gains for p = 1 over every unclipped pixel of a small image."""
     image = np.ascontiguousarray(bgr, dtype=np.uint8)
     blue, green, red = cv2.split(image)
-    unclipped = cv2.compare(cv2.max(cv2.max(blue, green), red), 250, cv2.CMP_LT)
+    # OpenCV takes a scalar for the second operand; its type stubs do not say so
+    unclipped = cv2.compare(cv2.max(cv2.max(blue, green), red), 250, cv2.CMP_LT)  # type: ignore[call-overload]
     if cv2.countNonZero(unclipped) == 0:
         return np.ones(3)
     norm = np.maximum(np.array(cv2.mean(image, unclipped)[:3], np.float64) / 255.0, 1e-4)

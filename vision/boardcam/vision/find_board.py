@@ -892,7 +892,7 @@ def tile_quads_in(rect: Rectified, table: TableModel) -> dict[str, tuple[np.ndar
             groups = _side_measurements(strength, rect, axis, index, n_tiles, symmetric=(axis, index) not in rises)
             nominal = (index + m) * p - 0.5
             sides[(axis, index)] = [_side_line(g, nominal, tolerance) for g in groups]
-    out: dict[str, tuple[np.ndarray, bool]] = {}
+    out: dict[str, tuple[np.ndarray, tuple[bool, ...]]] = {}
     for c in range(nx):
         for r in range(ny):
             left, right = sides[(0, c)][r], sides[(0, c + 1)][r]

@@ -221,7 +221,10 @@ def departures(seen: np.ndarray, before: np.ndarray) -> np.ndarray:
     with a floor below the faintest piece.
     """
     n, s = seen.shape[:2]
-    smooth = lambda lots: cv2.blur(lots.reshape(n * s, s, 3), (3, 3)).reshape(lots.shape)  # noqa: E731
+
+    def smooth(lots: np.ndarray) -> np.ndarray:
+        return np.asarray(cv2.blur(lots.reshape(n * s, s, 3), (3, 3))).reshape(lots.shape)
+
     a = smooth(seen.astype(np.float32))
     b = relight(smooth(before.astype(np.float32)), a)
     centre = _masks(s)["centre"]
@@ -507,7 +510,7 @@ def heuristic_probabilities(features: np.ndarray) -> np.ndarray:
 
 def piece_colour_scores(
     seen: np.ndarray, expected: np.ndarray, light_ref: tuple[float, float], appearance: Appearance | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Colour probabilities of whatever stands on each lot.
 
     Returns (80, 4) red/blue/green/black for a dome, (80, 4) for a tower

@@ -32,6 +32,12 @@ def _number(value: Any, name: str) -> float:
     return float(value)
 
 
+def _triple(values: Sequence[Any], name: str) -> tuple[float, float, float]:
+    """Three finite numbers (the caller has checked there are three), each named ``name[i]`` in errors."""
+    first, second, third = (_number(v, f"{name}[{i}]") for i, v in enumerate(values))
+    return first, second, third
+
+
 def _point(value: Any, name: str) -> tuple[float, float]:
     if not isinstance(value, Sequence) or isinstance(value, str) or len(value) != 2:
         raise FormatError(f"{name}: expected [x, y], got {value!r}")
@@ -80,7 +86,7 @@ class CameraIntrinsics:
         for i, row in enumerate(rows):
             if not isinstance(row, Sequence) or len(row) != 3:
                 raise FormatError("camera_matrix: expected 3x3")
-            matrix.append(tuple(_number(v, f"camera_matrix[{i}][{j}]") for j, v in enumerate(row)))
+            matrix.append(_triple(row, f"camera_matrix[{i}]"))
         coeffs = data["dist_coeffs"]
         if isinstance(coeffs, Sequence) and coeffs and not isinstance(coeffs[0], (int, float)):
             coeffs = [v for row in coeffs for v in row]  # OpenCV's 1xN nested list
@@ -142,7 +148,7 @@ class BoardPose:
         return cls(parsed)
 
     @classmethod
-    def from_points(cls, points: Sequence[Sequence[float]]) -> BoardPose:
+    def from_points(cls, points: Sequence[Sequence[float]] | Any) -> BoardPose:
         """Build from four points in A1, H1, H10, A10 order."""
         return cls({name: (float(p[0]), float(p[1])) for name, p in zip(CORNER_NAMES, points)})
 
@@ -173,8 +179,8 @@ class ColourStats:
         if not isinstance(cov, Sequence) or len(cov) != 3 or any(not isinstance(r, Sequence) or len(r) != 3 for r in cov):
             raise FormatError(f"{name}.covariance: expected 3x3")
         return cls(
-            tuple(_number(v, f"{name}.mean") for v in mean),  # type: ignore[arg-type]
-            tuple(tuple(_number(v, f"{name}.covariance") for v in r) for r in cov),
+            _triple(mean, f"{name}.mean"),
+            tuple(_triple(r, f"{name}.covariance") for r in cov),
             int(data.get("count", 0)),
         )
 

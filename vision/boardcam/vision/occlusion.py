@@ -73,7 +73,8 @@ def squared_distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
     OpenCV's per-element arithmetic is several times numpy's here, and this
     runs over the whole warped frame.
     """
-    away = cv2.subtract(np.ascontiguousarray(lab, np.float32), (*(float(c) for c in colour), 0.0))
+    # a scalar (four values, OpenCV's Scalar) subtracted from every pixel; the stubs do not know the form
+    away = cv2.subtract(np.ascontiguousarray(lab, np.float32), (*(float(c) for c in colour), 0.0))  # type: ignore[call-overload]
     return cv2.transform(cv2.multiply(away, away), np.ones((1, 3), np.float32))  # type: ignore[no-any-return]
 
 
@@ -96,9 +97,8 @@ def find_occlusion(
     departure = departs_from_table(lab_all, margin_px)
     band = np.ones((h, w), bool)
     band[margin_px : h - margin_px, margin_px : w - margin_px] = False
-    entry_mask = (departure & band).astype(np.uint8)
-    entry_mask = cv2.morphologyEx(entry_mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    count, labels = cv2.connectedComponents(entry_mask, connectivity=8)
+    entering = cv2.morphologyEx((departure & band).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    count, labels = cv2.connectedComponents(entering, connectivity=8)
     rim = max(2, margin_px // 4)
     outer = np.zeros((h, w), bool)
     outer[:rim] = outer[-rim:] = True

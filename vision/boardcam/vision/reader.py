@@ -24,7 +24,7 @@ reported so a slow Pi shows where the time goes.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -170,9 +170,11 @@ def grid_near(image_bgr: np.ndarray, corners: np.ndarray, intrinsics: CameraIntr
     """
     corners = np.asarray(corners, np.float64)
     lot = np.linalg.norm(corners[1] - corners[0]) / 8
-    for search in (lambda: find_board(image_bgr, intrinsics), lambda: locate_near(image_bgr, corners, intrinsics).pose):
+    searches: tuple[Callable[[], BoardPose], ...] = (lambda: find_board(image_bgr, intrinsics),
+                                                     lambda: locate_near(image_bgr, corners, intrinsics).pose)
+    for search in searches:
         try:
-            grid = np.array(search().ordered())
+            grid = np.array(search().ordered(), np.float64)
         except BoardNotFoundError:
             continue
         named = min((np.roll(grid, -k, axis=0) for k in range(4)),
@@ -219,7 +221,8 @@ def _markers_looked_for_again(image_bgr: np.ndarray, intrinsics: CameraIntrinsic
     side = float(np.mean([np.linalg.norm(np.diff(q, axis=0, append=q[:1]), axis=1).mean() for q in found.values()]))
     reach = max(16, round(MAT_LOOK_AGAIN_REACH * side / scale))
     h, w = image_bgr.shape[:2]
-    k = None if intrinsics is None else camera_matrix_for((w, h), intrinsics)
+    # the search image is undistorted, the frame is not: what takes a window's marker into the search image
+    lens = None if intrinsics is None else (camera_matrix_for((w, h), intrinsics), np.array(intrinsics.dist_coeffs))
     again: dict[int, np.ndarray] = {}
     for marker_id, centre in expected.items():
         x, y = (np.asarray(centre) + 0.5) / scale - 0.5  # distortion ignored: the window is wide
@@ -232,8 +235,9 @@ def _markers_looked_for_again(image_bgr: np.ndarray, intrinsics: CameraIntrinsic
         if quad is None:
             continue
         quad = quad + np.array([x0, y0], np.float64)
-        if intrinsics is not None:  # the search image is undistorted, the frame is not
-            quad = cv2.undistortPoints(quad.reshape(-1, 1, 2), k, np.array(intrinsics.dist_coeffs), P=k).reshape(-1, 2)
+        if lens is not None:
+            k, dist = lens
+            quad = cv2.undistortPoints(quad.reshape(-1, 1, 2), k, dist, P=k).reshape(-1, 2)
         again[marker_id] = (quad + 0.5) * scale - 0.5
     return again
 
@@ -369,12 +373,12 @@ def analyse(
         else:
             # the empty looks may be read again (below): the extra views wait until they are kept
             analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, False, appearance, lab, views)
-            second = _second_look(look, 1.0 - analysis.kind_probs[:, 0], tiles)
-            if second is not None:
+            second_look = _second_look(look, 1.0 - analysis.kind_probs[:, 0], tiles)
+            if second_look is not None:
                 # the first look took a print for a piece (tile art it has not
                 # seen): the icons and the empty looks are read again with the
                 # network's pieces, and the lots against those
-                tiles, expected_seen = _tiles_from_frame(lab, seen, canon, *second, look.votes)
+                tiles, expected_seen = _tiles_from_frame(lab, seen, canon, *second_look, look.votes)
                 analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, False, appearance, lab,
                                              views, unsure_below)
             elif analysis.net_views is not None and analysis.net_views.unsure(unsure_below):
@@ -388,13 +392,13 @@ def analyse(
     colour_probs, tower_colour_probs, body, tower_body = lots_stage.piece_colour_scores(
         seen, expected_seen, light_ref, appearance)
     cap_feats = lots_stage.cap_features(lab, geometry, tower_body, light_ref)
-    if second.get("caps") is not None:
-        cap = lots_stage.kind_probabilities(cap_feats, second["caps"])
+    if (cap_model := second.get("caps")) is not None:
+        cap = lots_stage.kind_probabilities(cap_feats, cap_model)
     else:
         cap = lots_stage.cap_probabilities(lab, geometry, tile_mm, body, light_ref)
     colour_feats = lots_stage.tower_colour_features(cap_feats, tower_colour_probs, tower_body, body)
-    if second.get("tower_colours") is not None:
-        tower_colour_probs = np.column_stack([lots_stage.kind_probabilities(colour_feats, second["tower_colours"]),
+    if (tower_colour_model := second.get("tower_colours")) is not None:
+        tower_colour_probs = np.column_stack([lots_stage.kind_probabilities(colour_feats, tower_colour_model),
                                               np.zeros(80)])
     diff = lots_stage.difference(seen, expected_seen)
     timing["lots"] = (time.perf_counter() - t1) * 1000

@@ -57,6 +57,8 @@ INSTALL_HINT = (
 # What picamera2/libcamera raise when the camera itself fails mid-stream (not our bugs,
 # which are left to crash loudly): healed like a stall.
 CAMERA_FAILURES: tuple[type[Exception], ...] = (RuntimeError, OSError)
+#: ...and what a reopen attempt may meet besides
+REOPEN_FAILURES: tuple[type[Exception], ...] = (SourceError, TimeoutError, *CAMERA_FAILURES)
 
 # libcamera ≥ 0.5 only honours a fixed ExposureTime/AnalogueGain when the matching
 # *Mode control says Manual (value 1); older releases have no such control.
@@ -358,7 +360,7 @@ class PiCameraSource(SourceBase):
             try:
                 self.open()
                 frame = self._capture(timeout)
-            except (SourceError, TimeoutError, *CAMERA_FAILURES) as error:
+            except REOPEN_FAILURES as error:
                 last_error = error
                 _log.warning("camera reopen %d/%d failed: %s", attempt, self.reopen_attempts, error)
                 continue
