@@ -8,6 +8,7 @@ import pytest
 
 from boardcam.calibration.drift import (
     CORNER_NAMES,
+    DriftCheck,
     check_drift,
     corner_displacement,
     drift_reference,
@@ -154,3 +155,22 @@ def test_generated_tables_bumps_pieces_and_hands(seed: int) -> None:
     assert check_drift(reference, turned.image).moved
     hand = Hand(target_mm=(40.0, -60.0), angle_deg=250.0, height_mm=90.0)
     assert not check_drift(reference, render_scene(late, params.replace(hand=hand), 5).image).moved
+
+
+def _check(shifts: dict[str, tuple[float, float]], tolerance: float = 3.0) -> DriftCheck:
+    return DriftCheck("unsure", shifts, {name: 0.9 for name in shifts}, tolerance)
+
+
+def test_anchors_that_all_moved_alike_agree_on_their_mean_shift() -> None:
+    shift = _check({"colA": (-6.9, -0.6), "colH": (-6.8, -1.3)}).agreed_shift()
+    assert shift is not None and shift == pytest.approx((-6.85, -0.95))
+
+
+@pytest.mark.parametrize("shifts", [
+    {"colA": (-6.9, -0.6)},  # one anchor is no agreement
+    {"colA": (-6.9, -0.6), "colH": (-0.5, 0.2)},  # one stayed put
+    {"colA": (-6.9, -0.6), "colH": (6.8, 1.0)},  # moved apart: a turn, or patches dragged off
+    {},
+])
+def test_no_agreed_shift_without_two_anchors_that_moved_alike(shifts: dict[str, tuple[float, float]]) -> None:
+    assert _check(shifts).agreed_shift() is None

@@ -61,14 +61,18 @@ def fake_vision(monkeypatch):
             calls.setdefault("knock_checks", []).append(pose)
             return calls.get("knocked") or pose
         calls.setdefault("aligned", []).append(pose)
-        return FakePose("aligned", pose.to_json()["corners_px"])
+        return calls.get("registered") or FakePose("aligned", pose.to_json()["corners_px"])
+
+    def check_drift(reference, image):
+        return SimpleNamespace(moved=calls["drift"] == "moved", status=calls["drift"], tolerance_px=2.0,
+                               agreed_shift=lambda: calls.get("outline_shift"))
 
     monkeypatch.setattr(boardcam.vision, "read_board", read_board)
     monkeypatch.setattr(boardcam.vision, "empty_board_reference", empty_board_reference)
 
     monkeypatch.setattr(boardcam.vision.align, "align_to_reference", align_to_reference)
     monkeypatch.setattr(drift, "drift_reference", lambda image, corners, intrinsics=None: "drift reference")
-    monkeypatch.setattr(drift, "check_drift", lambda ref, image: SimpleNamespace(moved=calls["drift"] == "moved", status=calls["drift"]))
+    monkeypatch.setattr(drift, "check_drift", check_drift)
     return calls
 
 
@@ -258,6 +262,28 @@ def test_a_knock_the_drift_check_cannot_vouch_for_moves_the_pose(fake_vision):
     reader(IMAGE)  # nothing moved since: no registration, the new pose kept
     assert len(fake_vision["knock_checks"]) == checks
     assert fake_vision["reads"][-1]["pose"].name == "knocked"
+
+
+def test_a_knock_the_halves_cannot_confirm_is_followed_when_the_outline_moved_alike(fake_vision):
+    """A late board's crowded half cannot be registered on its own; the drift check's anchors on the
+    table (too few to decide alone) are then the second opinion on the whole board's registration."""
+    reader = VisionReader(None)
+    fake_vision["board"] = "empty"
+    reader(IMAGE)
+    reader(IMAGE)
+    pose = fake_vision["reads"][-1]["pose"]
+    fake_vision["board"] = "played"
+    fake_vision["drift"] = "unsure"
+    fake_vision["registered"] = _shifted(pose, 3.0)  # the halves do not agree ("knocked" unset)...
+    fake_vision["outline_shift"] = (-3.0, 0.0)  # ...and the outline moved the other way: no knock taken
+    reader.board_moved()
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["pose"] is pose
+    fake_vision["outline_shift"] = (2.5, 0.4)  # the outline moved as the registration says
+    reader.board_moved()
+    reader(IMAGE)
+    assert fake_vision["reads"][-1]["pose"].name == "knocked"
+    assert fake_vision["reads"][-1]["previous"] is None
 
 
 def test_no_knock_is_looked_for_under_a_hand(fake_vision):

@@ -93,6 +93,26 @@ class DriftCheck:
     def corner_shift_px(self) -> dict[str, tuple[float, float]]:
         return {name: self.shift_px[name] for name in CORNER_NAMES if name in self.shift_px}
 
+    def agreed_shift(self) -> tuple[float, float] | None:
+        """The shift every anchor seen agrees on, when at least two were seen and all moved beyond the
+        tolerance by the same amount (each within the tolerance of their mean); None otherwise.
+
+        Why: a board filling the frame's height leaves its corner patches
+        outside the picture, and two anchors are too few to call a knock on
+        their own (a hand or a lamp can drag two patches off together), so
+        such a check says "unsure".  Yet two anchors on opposite sides that
+        moved alike are evidence the app can weigh against another
+        measurement of the same knock (the runner's registration on the
+        empty-board reference).
+        """
+        shifts = np.array(list(self.shift_px.values()), np.float64).reshape(-1, 2)
+        if len(shifts) < 2 or (np.hypot(shifts[:, 0], shifts[:, 1]) <= self.tolerance_px).any():
+            return None
+        mean = shifts.mean(axis=0)
+        if (np.hypot(*(shifts - mean).T) > self.tolerance_px).any():
+            return None
+        return float(mean[0]), float(mean[1])
+
     @property
     def max_shift_px(self) -> float:
         return max((math.hypot(dx, dy) for dx, dy in self.shift_px.values()), default=0.0)

@@ -78,6 +78,8 @@ class VisionReader:
         self._reference: Any = getattr(appearance, "reference", None)
         self._drift: Any = None
         self._drift_unsure = False  # the last drift check could not tell whether the board moved
+        # ...and the shift the anchors it did see agree on, with its tolerance (DriftCheck.agreed_shift)
+        self._drift_seen: tuple[tuple[float, float], float] | None = None
         self._previous: Any = None
         self._moved = True
         # the lots the last occluded reading saw covered, and how often the board
@@ -243,8 +245,11 @@ class VisionReader:
         """
         if self._reference is None:
             return reading
+        structures = reading.position_dict.get("structures")
         aligned = self._align(image, reading.pose, self._reference, self._parts.get("intrinsics"),
-                              structures=reading.position_dict.get("structures"), halves_agree=True)
+                              structures=structures, halves_agree=True)
+        if aligned is reading.pose and self._drift_seen is not None:
+            aligned = self._registered_as_the_outline_moved(image, reading.pose, structures, *self._drift_seen)
         moved = 0.0 if aligned is reading.pose else self._corner_move(aligned, reading.pose)
         if moved < self.NUDGE_PX:
             return reading
@@ -252,6 +257,28 @@ class VisionReader:
         self._previous = None  # every lot is sampled elsewhere now
         self._remember_pose(image, aligned)
         return self._read_board(image, pose=aligned, reference=self._reference, **self._parts)
+
+    def _registered_as_the_outline_moved(self, image: np.ndarray, pose: Any, structures: Any,
+                                         outline_shift: tuple[float, float], tolerance_px: float) -> Any:
+        """The whole board's registration on the reference when it moves the corners as the drift check's
+        anchors moved (within the check's tolerance); ``pose`` itself otherwise.
+
+        Why: the two halves of a late board cannot always be registered apart
+        (one is too crowded with pieces to have print enough), and then no
+        knock was followed.  The outline's anchors, measured on the table
+        around the array, are an independent second opinion.  A camera bumped
+        by 6 pixels in made-up-art game 3100 went unfollowed: a green dome
+        then stood across two lots and was never read, and every later move
+        was logged a ply late (19 of 36 moves).
+        """
+        whole = self._align(image, pose, self._reference, self._parts.get("intrinsics"), structures=structures)
+        if whole is pose:
+            return pose
+        corners_moved = (np.array(whole.ordered(), np.float64) - np.array(pose.ordered(), np.float64)).mean(axis=0)
+        if float(np.hypot(*(corners_moved - np.array(outline_shift)))) > tolerance_px:
+            return pose
+        log.info("the board's outline and print agree it moved %.1f pixels", float(np.hypot(*corners_moved)))
+        return whole
 
     def _same_naming(self, image: np.ndarray, reading: Any) -> Any:
         """The search names row 1 by its own rule; the game's naming (and its reference) must survive."""
@@ -274,6 +301,8 @@ class VisionReader:
             log.info("drift check impossible (%s)", error)
             return True
         self._drift_unsure = check.status == "unsure"
+        seen = check.agreed_shift() if self._drift_unsure else None
+        self._drift_seen = None if seen is None else (seen, check.tolerance_px)
         return bool(check.moved)
 
     def _remember_pose(self, image: np.ndarray, pose: Any) -> None:
