@@ -100,10 +100,10 @@ class DriftCheck:
         Why: a board filling the frame's height leaves its corner patches
         outside the picture, and two anchors are too few to call a knock on
         their own (a hand or a lamp can drag two patches off together), so
-        such a check says "unsure".  Yet two anchors on opposite sides that
-        moved alike are evidence the app can weigh against another
-        measurement of the same knock (the runner's registration on the
-        empty-board reference).
+        such a check says "unsure".  Yet anchors that all moved alike are
+        evidence the app can weigh against another measurement of the same
+        knock (the runner's registration on the empty-board reference), which
+        a hand over two patches would not move with them.
         """
         shifts = np.array(list(self.shift_px.values()), np.float64).reshape(-1, 2)
         if len(shifts) < 2 or (np.hypot(shifts[:, 0], shifts[:, 1]) <= self.tolerance_px).any():
