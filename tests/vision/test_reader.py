@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from bench_vision import truth_in_reader_convention
+from boardcam.engine.aliencity import LOT_NAMES
 from boardcam.vision import BoardNotFoundError, BoardPose, read_board
 from boardcam.vision import reader as reader_module
 
@@ -406,7 +407,7 @@ def test_a_lot_read_unsurely_names_its_runner_up():
     tower = lot_net.CLASSES.index(("tower", "red", None))
     probs[5, [0, tower, 1]] = 0.62, 0.36, 0.02  # ...but one, whose doubt is a red tower
     lots = {lot: LotReading(None, None, None, float(probs[lot, 0]), {}) for lot in range(80)}
-    confidence = {reader_module._lot_name(lot): float(probs[lot, 0]) for lot in range(80)}
+    confidence = {LOT_NAMES[lot]: float(probs[lot, 0]) for lot in range(80)}
     runners_up = reader_module._runners_up(probs, lots, confidence)
     assert set(runners_up) == {"F1"}
     alt = runners_up["F1"]
@@ -427,7 +428,7 @@ def test_runners_up_are_only_for_unsure_lots_read_in_this_frame():
         assert alt.structure != first.position_dict["structures"].get(name)
         assert 0.0 < alt.probability <= 1.0 - first.lots[_lot(name)].confidence + 1e-6
     again = read_board(sc.image, pose=pose, previous=first)
-    kept = {reader_module._lot_name(lot) for lot in range(80) if again.lots[lot] is first.lots[lot]}
+    kept = {LOT_NAMES[lot] for lot in range(80) if again.lots[lot] is first.lots[lot]}
     assert kept and not kept & set(again.runners_up)
 
 

@@ -77,9 +77,7 @@ class VisionReader:
         appearance = self._parts.get("appearance")
         self._reference: Any = getattr(appearance, "reference", None)
         self._drift: Any = None
-        self._drift_unsure = False  # the last drift check could not tell whether the board moved
-        # ...and the shift the anchors it did see agree on, with its tolerance (DriftCheck.agreed_shift)
-        self._drift_seen: tuple[tuple[float, float], float] | None = None
+        self._unsure_check: Any = None  # the last drift check, when it could not tell whether the board moved
         self._previous: Any = None
         self._moved = True
         # the lots the last occluded reading saw covered, and how often the board
@@ -180,12 +178,12 @@ class VisionReader:
             log.info("the board or camera moved: searching the board again")
             self._previous = None
             return self._search(image)
-        unvouched = self._moved and self._drift_unsure
-        self._drift_unsure = False
+        unvouched = self._unsure_check if self._moved else None
+        self._unsure_check = None
         reading = self._read_board(image, pose=self._pose, reference=self._reference, previous=self._previous,
                                    **self._parts)
-        if unvouched and not getattr(reading, "occluded", False):
-            reading = self._nudged(image, reading)
+        if unvouched is not None and not getattr(reading, "occluded", False):
+            reading = self._nudged(image, reading, unvouched)
         if (self._previous is not None and not getattr(reading, "occluded", False)
                 and _structures(reading) != _structures(self._previous)):
             # something was built (or seems to be), in plain view: the verdict
@@ -229,9 +227,9 @@ class VisionReader:
             return reading
         return self._read_board(image, pose=aligned, reference=self._reference, **self._parts)
 
-    def _nudged(self, image: np.ndarray, reading: Any) -> Any:
+    def _nudged(self, image: np.ndarray, reading: Any, check: Any) -> Any:
         """The reading again at the pose registered on the reference, when the board now lies
-        NUDGE_PX or more off it: a knock the drift check (unsure after this motion) did not see.
+        NUDGE_PX or more off it: a knock the drift check (``check``, unsure after this motion) did not see.
 
         Why: a board filling the frame's height leaves the drift check few
         anchors, and a knock of 3 or 4 pixels is within its tolerance anyway,
@@ -248,8 +246,10 @@ class VisionReader:
         structures = reading.position_dict.get("structures")
         aligned = self._align(image, reading.pose, self._reference, self._parts.get("intrinsics"),
                               structures=structures, halves_agree=True)
-        if aligned is reading.pose and self._drift_seen is not None:
-            aligned = self._registered_as_the_outline_moved(image, reading.pose, structures, *self._drift_seen)
+        outline_shift = check.agreed_shift() if aligned is reading.pose else None
+        if outline_shift is not None:
+            aligned = self._registered_as_the_outline_moved(image, reading.pose, structures, outline_shift,
+                                                            check.tolerance_px)
         moved = 0.0 if aligned is reading.pose else self._corner_move(aligned, reading.pose)
         if moved < self.NUDGE_PX:
             return reading
@@ -300,9 +300,7 @@ class VisionReader:
         except (ValueError, cv2.error) as error:  # another frame size: the camera was reconfigured
             log.info("drift check impossible (%s)", error)
             return True
-        self._drift_unsure = check.status == "unsure"
-        seen = check.agreed_shift() if self._drift_unsure else None
-        self._drift_seen = None if seen is None else (seen, check.tolerance_px)
+        self._unsure_check = check if check.status == "unsure" else None
         return bool(check.moved)
 
     def _remember_pose(self, image: np.ndarray, pose: Any) -> None:

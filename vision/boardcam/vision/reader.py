@@ -86,10 +86,6 @@ TILE_PX = 2 * LOT_PX
 MARGIN_PX = LOT_PX  # one lot of table around the array, for arms crossing the edge
 
 
-def _lot_name(lot: int) -> str:
-    return LOT_NAMES[lot]
-
-
 def _lot_id(name: str) -> int:
     return parse_lot(name)
 
@@ -727,7 +723,7 @@ def read_board(
     lot_lab = analysis.seen.copy()
     departure = _departures_since(previous, pose, analysis.seen)
     departed = {} if departure is None else \
-        {_lot_name(int(lot)): round(float(departure[lot]), 2) for lot in np.flatnonzero(departure > 1.0)}
+        {LOT_NAMES[int(lot)]: round(float(departure[lot]), 2) for lot in np.flatnonzero(departure > 1.0)}
     runners_up = _runners_up(analysis.structure_probs, lots, lot_conf,
                              also={lot for lot in map(_lot_id, departed) if lots[lot].kind is None})
     kept = None if previous is None or departure is None else _unchanged(previous, departure)
@@ -735,26 +731,26 @@ def read_board(
         tiles, tile_conf = dict(previous.tiles), dict(previous.tile_confidence)
         for index in np.flatnonzero(kept):
             lot = int(index)
-            if previous.lot_confidence[_lot_name(lot)] < SURE:
+            if previous.lot_confidence[LOT_NAMES[lot]] < SURE:
                 continue  # an unsure answer is no answer to keep: each new frame may read it better
-            if _doubts_kept_answer(lots[lot], lot_conf[_lot_name(lot)], previous.lots[lot]):
+            if _doubts_kept_answer(lots[lot], lot_conf[LOT_NAMES[lot]], previous.lots[lot]):
                 continue  # a faint piece (a coin on its own colour) may change a lot less than the bar
             lots[lot] = previous.lots[lot]
-            lot_conf[_lot_name(lot)] = previous.lot_confidence[_lot_name(lot)]
-            runners_up.pop(_lot_name(lot), None)
+            lot_conf[LOT_NAMES[lot]] = previous.lot_confidence[LOT_NAMES[lot]]
+            runners_up.pop(LOT_NAMES[lot], None)
             lot_lab[lot] = previous.lot_lab[lot]  # type: ignore[index]
     timing["total"] = sum(timing.values())
 
     position = {
         "game": "alien-city",
-        "tiles": {key: {"color": tiles[key].colour, "icon": _lot_name(tiles[key].icon_lot)} for key in TILE_KEYS},
+        "tiles": {key: {"color": tiles[key].colour, "icon": LOT_NAMES[tiles[key].icon_lot]} for key in TILE_KEYS},
         "structures": {
-            _lot_name(lot): structure
+            LOT_NAMES[lot]: structure
             for lot, reading in sorted(lots.items())
             if (structure := reading.to_structure_json()) is not None
         },
     }
-    occluded_names = tuple(_lot_name(lot) for lot in occlusion.lots)
+    occluded_names = tuple(LOT_NAMES[lot] for lot in occlusion.lots)
     for name in occluded_names:
         lot_conf[name] = 0.0
         runners_up.pop(name, None)
@@ -834,7 +830,7 @@ def _runners_up(structure_probs: np.ndarray | None, lots: dict[int, LotReading],
         return {}
     out: dict[str, RunnerUp] = {}
     for lot, reading in lots.items():
-        name = _lot_name(lot)
+        name = LOT_NAMES[lot]
         if confidence[name] >= SURE and lot not in also:
             continue
         probs = structure_probs[lot]
@@ -1045,8 +1041,8 @@ def _unchanged(previous: Reading, departure: np.ndarray) -> np.ndarray:
 def layout_read(tiles: dict[str, TileReading]) -> dict[str, dict[str, Any]]:
     """A reading's tiles as an EmptyBoardReference keeps them: colour, icon, confidence, icon ranking,
     and the guild probabilities (for the referee to mend a tile it read unsurely)."""
-    return {key: {"color": tile.colour, "icon": _lot_name(tile.icon_lot), "confidence": round(float(tile.confidence), 4),
-                  "icon_order": [_lot_name(lot) for lot in tile.icon_order],
+    return {key: {"color": tile.colour, "icon": LOT_NAMES[tile.icon_lot], "confidence": round(float(tile.confidence), 4),
+                  "icon_order": [LOT_NAMES[lot] for lot in tile.icon_order],
                   **({"colour_probs": [round(float(p), 4) for p in tile.colour_probs]} if tile.colour_probs else {})}
             for key, tile in tiles.items()}
 
