@@ -1244,6 +1244,72 @@ def test_a_surely_read_structure_beside_a_move_is_not_left_out(game, boards):
     assert out.light is Light.RED and referee.game.ply == 3
 
 
+def _phantom_on_an_icon(game, boards):
+    """(lot name, kind, colour): a tile's icon lot, free after ply 4, where the player of ply 4 building
+    a piece of their supply breaks rule 5 (another lot of the tile is free), off ply 4's tile."""
+    from boardcam.engine.aliencity import ALL_PIECES
+
+    before = game_after(game, 3)
+    built = TILE_OF[game.moves[3].lot]
+    for tile_lot, tile in sorted(before.position.tiles.items()):
+        if tile_lot == built or tile.icon in before.position.structures or LOT_NAMES[tile.icon] in boards[4]["structures"]:
+            continue
+        for piece in ALL_PIECES:
+            if before.supply[before.turn][piece] > 0 and \
+                    5 in {v.rule for v in before.violations(Move(before.turn, tile.icon, piece))}:
+                return LOT_NAMES[tile.icon], piece.kind, piece.color, LOT_NAMES[tile_lot]
+    raise LookupError("no icon lot that rule 5 keeps free")
+
+
+@pytest.mark.parametrize("tile_confidence", [0.6, 0.97])
+def test_a_print_read_as_a_piece_on_an_icon_lot_beside_a_sure_move_is_left_out(game, boards, tile_confidence):
+    """After a lamp change a red icon reads as a red dome at 0.91 as the next move goes down.  Read
+    that surely elsewhere, it would make the board two structures at once; on the lot the setup took
+    for the icon, where rule 5 forbids a build, it needs ``ICON_ARRIVAL_CONFIDENCE`` to stand beside
+    a sure move, even on a tile the setup was unsure of (made-up-art game 3304)."""
+    name, kind, colour, tile = _phantom_on_an_icon(game, boards)
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[:4]:
+        referee.observe(seen(doc, tile_confidence={tile: tile_confidence}))
+    shown = with_structure(boards[4], LOT_NAMES.index(name), kind, colour)
+    # (a surely read tile's icon lot holds the arrival as unsure at once: looked at, then the move taken)
+    outs = [referee.observe(seen(shown, {name: 0.91}, tile_confidence={tile: tile_confidence}))
+            for _ in range(referee.max_looks + 2)]
+    assert all(out.light is not Light.RED for out in outs) and Light.GREEN in [out.light for out in outs]
+    assert referee.game.moves == game.moves[:4]
+    assert name not in referee.accepted.to_json()["structures"]
+
+
+def test_a_piece_read_as_surely_off_the_icons_beside_a_sure_move_is_not_left_out(game, boards):
+    """The same structure at 0.91 on a free lot that is no icon counts: two structures at once."""
+    name, kind, colour, tile = _phantom_on_an_icon(game, boards)
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[:4]:
+        referee.observe(seen(doc, tile_confidence={tile: 0.6}))
+    elsewhere = next(lot for lot in LOT_NAMES[LOT_NAMES.index(name) // 8 * 8:][:8] + LOT_NAMES
+                     if lot not in boards[4]["structures"] and lot != name
+                     and not Position.from_json(boards[0]).is_icon(LOT_NAMES.index(lot)))
+    shown = with_structure(boards[4], LOT_NAMES.index(elsewhere), kind, colour)
+    out = referee.observe(seen(shown, {elsewhere: 0.91}, tile_confidence={tile: 0.6}))
+    assert out.light is Light.RED or elsewhere in referee.accepted.to_json()["structures"]
+
+
+def test_a_sure_move_that_mends_a_doubted_tile_beside_a_phantom_is_taken(game, boards):
+    """A sure build on the lot a doubted setup took for the icon (rule 5 under that reading) with a
+    phantom read at 0.8 beside it: without the phantom the board is one move, legal once the icon
+    moves, so the phantom is left out, the icon moved and the move taken (made-up-art game 3304: a
+    green tower on the lot taken at 0.54 for a black tile's icon, beside a red icon read as a dome)."""
+    referee, records, shown, tile, k = _setup_misread(game, boards, 0.6)
+    phantom = illegal_build(referee.game)
+    board = with_structure(boards[k + 1], phantom.lot, phantom.piece.kind, phantom.piece.color)
+    seen_board = shown(board)
+    out = referee.observe(Observation(seen_board.position, {LOT_NAMES[phantom.lot]: 0.8},
+                                      tile_confidence=seen_board.tile_confidence, icon_order=seen_board.icon_order))
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
+    assert next(r for r in out.records if r["type"] == "tiles")["icon"] == {tile: boards[0]["tiles"][tile]["icon"]}
+    assert LOT_NAMES[phantom.lot] not in referee.accepted.to_json()["structures"]
+
+
 def _icon_misread_before_a_build(game, boards):
     """(layout JSON with one tile's icon moved to the lot that ply k + 1 builds on, tile name, k): under
     that layout the build breaks rule 5 (another lot of the tile is still free), under the true one it

@@ -117,6 +117,16 @@ class Observation:
 
 
 @dataclass(frozen=True)
+class MendedLayout:
+    """The game replayed on tiles mended against the setup's reading: a tile's ``icon`` moved
+    and/or its (and a swap partner's) ``colour`` changed, by tile name, as a ``tiles`` record logs."""
+
+    game: Game
+    colour: Mapping[str, str] | None = None
+    icon: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
 class Outputs:
     light: Light
     screen: Screen
@@ -555,10 +565,9 @@ class Referee:
                 uncapped = self._uncap_doubtful(after, observation, making_room_for=inference.move)
                 if uncapped is not None:
                     return uncapped
-            reseated = self._reseat_icon(inference.move, violations) or \
-                self._recolour_tile(inference.move, violations)
-            if reseated is not None:
-                return reseated
+            mended = self._mended_layout(inference.move, violations)
+            if mended is not None:
+                return self._take_with_layout(mended.game, (inference.move,), colour=mended.colour, icon=mended.icon)
             second = self._legal_runner_up(after, observation)
             if second is not None:
                 return second
@@ -1196,8 +1205,13 @@ class Referee:
         dome read at 0.92 on the lot of a tile read at 0.48, held up, and
         every move after it was lost).
         """
+        return not self._unsure_at_setup(TILE_OF[lot]) and self._on_icon_kept_free(lot, structure)
+
+    def _on_icon_kept_free(self, lot: int, structure: Mapping[str, Any]) -> bool:
+        """Whether ``lot`` is its tile's icon lot as the setup read it, however surely, and the
+        tile's rules forbid building ``structure`` (position JSON) there now."""
         assert self.game is not None and self.accepted is not None
-        if not self.accepted.is_icon(lot) or self._unsure_at_setup(TILE_OF[lot]):
+        if not self.accepted.is_icon(lot):
             return False
         move = Move(self.game.turn, lot, Piece(structure["kind"], structure["color"]))
         return any(v.rule in TILE_RULES for v in self.game.violations(move))
@@ -1530,9 +1544,14 @@ class Referee:
         self._no_retraction = tried
         return None
 
-    def _reseat_icon(self, move: Move, violations: list[Violation]) -> Outputs | None:
-        """A move whose only fault is rule 5 on a tile read unsurely at setup, accepted with that tile's
-        icon on the likeliest other lot that keeps the whole game legal; None when there is none.
+    def _mended_layout(self, move: Move, violations: list[Violation]) -> MendedLayout | None:
+        """The layout on which ``move``, breaking only the tile rules on a tile the setup doubted,
+        is legal with the whole game (``_reseat_icon``, else ``_recolour_tile``); None when none is."""
+        return self._reseat_icon(move, violations) or self._recolour_tile(move, violations)
+
+    def _reseat_icon(self, move: Move, violations: list[Violation]) -> MendedLayout | None:
+        """For a move whose only fault is rule 5 on a tile read unsurely at setup, the game with that
+        tile's icon on the likeliest other lot that keeps the whole game legal; None when there is none.
 
         Why: the app cannot accuse the players on the strength of a tile it
         could not read (it asked them to check it), and the players know
@@ -1550,7 +1569,7 @@ class Referee:
         if ranking is None or not self._unsure_at_setup(tile_lot):
             return None
         for icon, replay in self._icon_moves(tile_lot, ranking, move):
-            return self._take_with_layout(replay, (move,), icon={LOT_NAMES[tile_lot]: LOT_NAMES[icon]})
+            return MendedLayout(replay, icon={LOT_NAMES[tile_lot]: LOT_NAMES[icon]})
         return None
 
     def _unsure_at_setup(self, tile_lot: int) -> bool:
@@ -1574,11 +1593,11 @@ class Referee:
             if replay is not None and not replay.violations(move):
                 yield icon, replay
 
-    def _recolour_tile(self, move: Move, violations: list[Violation]) -> Outputs | None:
-        """A move whose only faults are the colour rules (2 and 3), with or without rule 5, on a tile
-        read below ``TILE_DOUBTED`` at setup, accepted with that tile in the likeliest other guild
-        (and, if rule 5 was broken too, its icon on the likeliest other lot) that keeps the whole
-        game legal; None when there is none.
+    def _recolour_tile(self, move: Move, violations: list[Violation]) -> MendedLayout | None:
+        """For a move whose only faults are the colour rules (2 and 3), with or without rule 5, on a
+        tile read below ``TILE_DOUBTED`` at setup, the game with that tile in the likeliest other
+        guild (and, if rule 5 was broken too, its icon on the likeliest other lot) that keeps the
+        whole game legal; None when there is none.
 
         Why: as for an icon (``_reseat_icon``), the app cannot accuse the
         players on the strength of a tile it asked them to check, and a
@@ -1613,7 +1632,7 @@ class Referee:
             return None
         for changed, icon, replay in self._recolourings(tile_lot, move, partner_below=self.min_confidence,
                                                         icons=self._icon_choices(tile_lot, rules)):
-            return self._take_with_layout(replay, (move,), colour=changed, icon=icon)
+            return MendedLayout(replay, colour=changed, icon=icon)
         return None
 
     def _icon_choices(self, tile_lot: int, rules: set[int]) -> tuple[int | None, ...]:
@@ -1780,7 +1799,8 @@ class Referee:
         such phantoms at once (made-up-art game 2004: three towers read at
         0.80-0.90 on a blue tile's print beside a real dome), so all of them
         go, not just one; the one real piece among them, if any, is the one
-        whose keeping leaves a legal move.  Each left-out lot is then held at
+        whose keeping leaves a legal move (or, when no choice does, a move
+        legal once a tile the setup doubted is mended: ``_move_to_mended``).  Each left-out lot is then held at
         ``RETRACTED_CONFIDENCE``, as a build taken back is, and a real piece
         there counts once it reads that surely.
 
@@ -1796,21 +1816,63 @@ class Referee:
         assert self.game is not None and self.accepted is not None
         old = self.accepted.structures
         doubtful = [lot for lot in after.structures if lot not in old
-                    and (self._best_confidence(lot) < DOUBTFUL_MOVE or self._stood_unread(lot, after))]
+                    and (self._best_confidence(lot) < self._doubtful_below(lot, after.structures[lot])
+                         or self._stood_unread(lot, after))]
         options = []
         for kept in (None, *doubtful):
             left_out = [lot for lot in doubtful if lot != kept]
-            move = self._legal_move_to(_without(after, *left_out)) if left_out else None
-            if move is not None:
-                options.append((left_out, move))
-        if len(options) != 1:
+            found = self._move_to_mended(_without(after, *left_out)) if left_out else None
+            if found is not None:
+                options.append((left_out, found))
+        legal = [option for option in options if option[1][1] is None]
+        if len(legal if legal else options) != 1:
             return None
-        left_out, move = options[0]
+        left_out, (move, mended) = (legal if legal else options)[0]
         if not self._confirmed(after):
             return self._look_again()
         for lot in left_out:
             self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), RETRACTED_CONFIDENCE)
+        if mended is not None:
+            return self._take_with_layout(mended.game, (move,), colour=mended.colour, icon=mended.icon)
         return self._accept(move, override=False)
+
+    def _move_to_mended(self, board: Position) -> tuple[Move, MendedLayout | None] | None:
+        """The move from the accepted board to ``board`` when it is legal (with no layout to mend), or
+        legal once a tile the setup doubted is mended (``_mended_layout``); None when it is neither.
+
+        Why the mended ones: the arrival left out as a phantom is judged by
+        the rest being one turn, and the real build beside it may be the one
+        that shows a doubted tile read wrong (made-up-art game 3304: a green
+        tower on the lot the setup had taken, at 0.54, for the black tile's
+        icon, beside a red icon read as a dome)."""
+        assert self.game is not None and self.accepted is not None
+        inference = infer_move(self.accepted, board, self.game)
+        if inference.kind != "move" or inference.move is None:
+            return None
+        violations = self.game.violations(inference.move)
+        if not violations:
+            return inference.move, None
+        mended = self._mended_layout(inference.move, violations)
+        return None if mended is None else (inference.move, mended)
+
+    def _doubtful_below(self, lot: int, structure: Structure) -> float:
+        """How surely a structure that arrived beside others must read not to be left out as a phantom:
+        ``DOUBTFUL_MOVE``, or ``ICON_ARRIVAL_CONFIDENCE`` on a lot the setup took for its tile's icon
+        where the tile's rules forbid it now, however unsurely the setup read that tile.
+
+        Why not only on tiles read surely (as ``_bar`` holds a lone arrival):
+        there the doubt about the tile is what lets a lone build on the lot
+        count (made-up-art game 1504), but beside a sure build elsewhere the
+        question is which arrivals are a turn, and a print read as a piece
+        is far likelier on the lot the setup found most like an icon than a
+        second, illegal, build.  Made-up-art game 3304 (`bench app --edition R
+        --seed 3300`): after the lamp change the red icons of two tiles read
+        at 0.67 and 0.70 at setup showed as a red dome at 0.91 and a red
+        tower at 0.80 beside white's green dome; "3 structures appeared at
+        once", then taken as the board stood when play went on (7 of 38
+        moves right, 25 false warnings)."""
+        doc = {"kind": structure.kind, "color": structure.color}
+        return ICON_ARRIVAL_CONFIDENCE if self._on_icon_kept_free(lot, doc) else DOUBTFUL_MOVE
 
     def _stood_unread(self, lot: int, after: Position) -> bool:
         """Whether ``lot``, new to the accepted board, showed its structure in ``after`` read too
