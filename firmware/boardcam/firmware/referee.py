@@ -1800,9 +1800,10 @@ class Referee:
         0.80-0.90 on a blue tile's print beside a real dome), so all of them
         go, not just one; the one real piece among them, if any, is the one
         whose keeping leaves a legal move (or, when no choice does, a move
-        legal once a tile the setup doubted is mended: ``_move_to_mended``).  Each left-out lot is then held at
-        ``RETRACTED_CONFIDENCE``, as a build taken back is, and a real piece
-        there counts once it reads that surely.
+        legal once a tile the setup doubted is mended: ``_move_to_mended``).
+        Each left-out lot is then held at ``RETRACTED_CONFIDENCE``, as a
+        build taken back is, and a real piece there counts once it reads
+        that surely.
 
         A structure that stood, read too unsurely to count, while the last
         move was accepted is as doubtful however surely it reads now: print

@@ -1177,6 +1177,10 @@ def outline_candidates(
     if first is not None and best >= MIN_SEAM_CONTRAST:
         yield first
     # only when that fails (a hand, mostly) are the others worth their time
+    if inner is not None and outline_mask is mask and first is not None and best >= MIN_SEAM_CONTRAST:
+        # the blob's own outline, inside a plain margin, held no array of square tiles: a mat whose
+        # tiles are too near its colour to stand out from it; the array's edges are where the mat ends
+        outline_table = inner[0]
     rest = [(grid, quad, outline_table) for grid, quad in outer[1:]] if outline_mask is mask else []
     completed = ranked_outlines(image_bgr, completed_outlines(outline_mask, keep=OUTLINE_CANDIDATES), scale, intrinsics)
     rest += [(grid, quad, outline_table) for grid, quad in completed] + fallback
