@@ -80,7 +80,6 @@ def test_pale_cards_on_the_rim_are_not_taken_for_a_mats_margin(seed):
     assert corner_error(pose, corners) < lot_px(corners) / 8
 
 
-
 def test_an_array_on_a_mat_of_its_cards_colour_is_found_when_the_mats_own_outline_holds_none():
     """Made-up-art game 3501 of ``bench app --edition R``: pale cards on a cream mat whose 20 mm
     markers are too small to be seen at 820×616.  The blob is the mat, its outline holds no array of
@@ -99,6 +98,7 @@ def test_an_array_on_a_mat_of_its_cards_colour_is_found_when_the_mats_own_outlin
     corners, _ = truth_in_reader_convention(sc.truth)
     pose = find_board(sc.image)
     assert corner_error(pose, corners) < lot_px(corners) / 8
+
 
 @pytest.mark.parametrize("offset_lots", [(0.3, -0.2), (-0.25, 0.3)])
 def test_a_guessed_outline_is_refined_onto_the_seams(make_scene, offset_lots):

@@ -1145,7 +1145,10 @@ def outline_candidates(
     side or drags the outline off, the blob's other outlines and those
     completed from three sides, and the one of the blob and the mat's
     inside not taken first, by seam contrast.  Only outlines whose seams
-    stand out are kept.
+    stand out are kept.  When the blob has a plain margin (a mat) and its
+    own outline failed, those are fitted with the margin as the table:
+    cards of the mat's colour leave no inner outline, and against the
+    cloth the 4×5 window looks for the mat's edge (docs/vision.md).
     """
     no_outline: BoardNotFoundError | None = None
     try:
@@ -1179,7 +1182,7 @@ def outline_candidates(
     # only when that fails (a hand, mostly) are the others worth their time
     if inner is not None and outline_mask is mask and first is not None and best >= MIN_SEAM_CONTRAST:
         # the blob's own outline, inside a plain margin, held no array of square tiles: a mat whose
-        # tiles are too near its colour to stand out from it; the array's edges are where the mat ends
+        # cards are too near its colour to stand out from it; the array ends where the margin begins
         outline_table = inner[0]
     rest = [(grid, quad, outline_table) for grid, quad in outer[1:]] if outline_mask is mask else []
     completed = ranked_outlines(image_bgr, completed_outlines(outline_mask, keep=OUTLINE_CANDIDATES), scale, intrinsics)
