@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from bench_vision import truth_in_reader_convention
-from boardcam.engine.aliencity import LOT_NAMES
+from boardcam.engine.aliencity import LOT_NAMES, parse_lot
 from boardcam.vision import BoardNotFoundError, BoardPose, read_board
 from boardcam.vision import reader as reader_module
 
@@ -132,7 +132,7 @@ def test_icons_the_first_look_takes_for_pieces_are_still_found(monkeypatch):
     the "pieces" (the most icon-like rim wins) and the network's lots decide what stands there."""
     sc = scene({"C3": {"kind": "dome", "color": "red"}}, edition="B", table="wood")
     pose, position = _truth_pose(sc)
-    icon_lots = {reader_module._lot_id(t["icon"]) for t in position["tiles"].values()}
+    icon_lots = {parse_lot(t["icon"]) for t in position["tiles"].values()}
     real_first_look = reader_module._first_look
 
     def icons_as_pieces(*args, **kwargs):

@@ -1440,11 +1440,15 @@ class Referee:
 
     def _legal_move_to(self, board: Position) -> Move | None:
         """The legal move from the accepted board to ``board``; None when it is no such move."""
+        assert self.game is not None
+        move = self._one_move_to(board)
+        return move if move is not None and not self.game.violations(move) else None
+
+    def _one_move_to(self, board: Position) -> Move | None:
+        """The one move, legal or not, from the accepted board to ``board``; None when it is no one move."""
         assert self.game is not None and self.accepted is not None
         inference = infer_move(self.accepted, board, self.game)
-        if inference.kind == "move" and inference.move is not None and not self.game.violations(inference.move):
-            return inference.move
-        return None
+        return inference.move if inference.kind == "move" else None
 
     def _note_accepted(self, move: Move) -> None:
         """Remember how surely the move's build, and its cap, were read when it was accepted."""
@@ -1828,10 +1832,11 @@ class Referee:
             found = self._move_to_mended(_without(after, *left_out)) if left_out else None
             if found is not None:
                 options.append((left_out, found))
-        legal = [option for option in options if option[1][1] is None]
-        if len(legal if legal else options) != 1:
+        legal = [(left_out, found) for left_out, found in options if found[1] is None]
+        choices = legal or options  # a move legal as read wins over one that needs a tile mended
+        if len(choices) != 1:
             return None
-        left_out, (move, mended) = (legal if legal else options)[0]
+        left_out, (move, mended) = choices[0]
         if not self._confirmed(after):
             return self._look_again()
         for lot in left_out:  # each needs what it failed to meet, to count later
@@ -1850,15 +1855,15 @@ class Referee:
         that shows a doubted tile read wrong (made-up-art game 3304: a green
         tower on the lot the setup had taken, at 0.54, for the black tile's
         icon, beside a red icon read as a dome)."""
-        assert self.game is not None and self.accepted is not None
-        inference = infer_move(self.accepted, board, self.game)
-        if inference.kind != "move" or inference.move is None:
+        assert self.game is not None
+        move = self._one_move_to(board)
+        if move is None:
             return None
-        violations = self.game.violations(inference.move)
+        violations = self.game.violations(move)
         if not violations:
-            return inference.move, None
-        mended = self._mended_layout(inference.move, violations)
-        return None if mended is None else (inference.move, mended)
+            return move, None
+        mended = self._mended_layout(move, violations)
+        return None if mended is None else (move, mended)
 
     def _doubtful_below(self, lot: int, structure: Structure) -> float:
         """How surely a structure that arrived beside others must read not to be left out as a phantom:

@@ -86,10 +86,6 @@ TILE_PX = 2 * LOT_PX
 MARGIN_PX = LOT_PX  # one lot of table around the array, for arms crossing the edge
 
 
-def _lot_id(name: str) -> int:
-    return parse_lot(name)
-
-
 @dataclass(frozen=True)
 class Reading:
     """What one frame shows: the position, how sure each part is, and where the board is."""
@@ -725,7 +721,7 @@ def read_board(
     departed = {} if departure is None else \
         {LOT_NAMES[int(lot)]: round(float(departure[lot]), 2) for lot in np.flatnonzero(departure > 1.0)}
     runners_up = _runners_up(analysis.structure_probs, lots, lot_conf,
-                             also={lot for lot in map(_lot_id, departed) if lots[lot].kind is None})
+                             also={lot for lot in map(parse_lot, departed) if lots[lot].kind is None})
     kept = None if previous is None or departure is None else _unchanged(previous, departure)
     if previous is not None and kept is not None:
         tiles, tile_conf = dict(previous.tiles), dict(previous.tile_confidence)
@@ -984,7 +980,7 @@ def _believed_empty(previous: Reading | None) -> np.ndarray | None:
         return None
     empty = np.array([previous.lots[lot].kind is None for lot in range(80)])
     for name in previous.occluded_lots:
-        empty[_lot_id(name)] = False
+        empty[parse_lot(name)] = False
     return empty
 
 
@@ -1034,7 +1030,7 @@ def _unchanged(previous: Reading, departure: np.ndarray) -> np.ndarray:
     """
     kept = departure <= 1.0
     for name in previous.occluded_lots:
-        kept[_lot_id(name)] = False
+        kept[parse_lot(name)] = False
     return kept  # type: ignore[no-any-return]
 
 
