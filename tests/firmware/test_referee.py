@@ -2,7 +2,7 @@ import copy
 
 import pytest
 
-from boardcam.engine.aliencity import LOT_NAMES, TILE_OF, Move, Position, Structure
+from boardcam.engine.aliencity import LOT_NAMES, TILE_LOTS, TILE_OF, Move, Position, Structure
 from boardcam.firmware.lights import Beep, ButtonEvent, Light
 from boardcam.firmware.referee import Observation, Phase, Referee, RunnerUp
 from boardcam.firmware.screens import ScreenKind
@@ -1549,6 +1549,135 @@ def test_playing_on_past_a_rule_5_warning_on_a_tile_read_with_certainty_takes_tw
     assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 3]
     assert next(r for r in out.records if r["type"] == "tiles")["icon"] == {tile: boards[0]["tiles"][tile]["icon"]}
     assert game_from_records(records).moves == game.moves[: k + 3]
+
+
+def _two_icons_misread_in_a_row(game):
+    """(layout JSON with the icons of two tiles moved to the lots that plies k + 1 and k + 2 build on,
+    the two tile names, k): under that layout each build breaks rule 5 alone, and every move before
+    them is legal."""
+    from boardcam.engine.aliencity import TILE_OF, Game, Position, Tile
+
+    tiles = game.position.tiles
+    for k in range(len(game.moves) - 2):
+        first, second = game.moves[k], game.moves[k + 1]
+        a, b = TILE_OF[first.lot], TILE_OF[second.lot]
+        if a == b or tiles[a].icon == first.lot or tiles[b].icon == second.lot:
+            continue
+        misread = {**tiles, a: Tile(tiles[a].color, first.lot), b: Tile(tiles[b].color, second.lot)}
+        replay = Game(misread, game.rules)
+        if all(not replay.violations(m) and replay.push(m) is None for m in game.moves[:k]) \
+                and [v.rule for v in replay.violations(first)] == [5]:
+            return Position(misread).to_json(), (LOT_NAMES[a], LOT_NAMES[b]), k
+    raise LookupError("no two builds in a row that misread icons would make rule-5 breaches")
+
+
+def test_playing_on_past_warnings_about_two_misread_icons_in_a_row_moves_both(game, boards):
+    """Tile art the vision has not seen can misread several tiles alike (fresh made-up-art game
+    3705: five black tiles' icons on the wrong lot), and the move played past one warning may break
+    rule 5 on another misread tile.  The second tile is mended too once a move is played past it,
+    and the three moves are accepted with both icons moved (the warning stayed up for good before)."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    layout, tiles, k = _two_icons_misread_in_a_row(game)
+    truth = boards[0]["tiles"]
+    ranking = {tile: (LOT_NAMES.index(layout["tiles"][tile]["icon"]), LOT_NAMES.index(truth[tile]["icon"]))
+               for tile in tiles}
+    referee = Referee(confirm_reads=1)
+
+    def shown(doc):
+        return seen(dict(doc, tiles=layout["tiles"]), tile_confidence={tile: 0.97 for tile in tiles},
+                    icon_order=ranking)
+
+    records = list(referee.observe(shown(boards[0])).records)
+    records += referee.press(ButtonEvent.SCORE).records
+    for doc in boards[1 : k + 1]:
+        records += referee.observe(shown(doc)).records
+    for doc in boards[k + 1 : k + 3]:
+        out = referee.observe(shown(doc))
+        records += out.records
+        assert out.light is Light.RED and referee.game.ply == k
+    out = referee.observe(shown(boards[k + 3]))
+    records += out.records
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 3]
+    assert next(r for r in out.records if r["type"] == "tiles")["icon"] == {tile: truth[tile]["icon"] for tile in tiles}
+    assert referee.game.position.tiles == game.position.tiles
+    assert game_from_records(records).moves == game.moves[: k + 3]
+
+
+def _referee_with_icon_misread(game, boards, k, confidence=0.97):
+    """A referee ``k`` plies into the game whose setup read the icon of the tile that ply k + 1 builds
+    on under that build, at ``confidence`` (the true icon next in its ranking); its records; how it
+    sees a board; the tile's name."""
+    from boardcam.engine.aliencity import TILE_OF, Position, Tile
+
+    tiles = game.position.tiles
+    tile_lot = TILE_OF[game.moves[k].lot]
+    layout = Position({**tiles, tile_lot: Tile(tiles[tile_lot].color, game.moves[k].lot)}).to_json()
+    tile = LOT_NAMES[tile_lot]
+    ranking = (game.moves[k].lot, tiles[tile_lot].icon)
+    referee = Referee(confirm_reads=1)
+
+    def shown(doc, confidence_of=None):
+        return seen(dict(doc, tiles=layout["tiles"]), confidence_of, tile_confidence={tile: confidence},
+                    icon_order={tile: ranking})
+
+    records = list(referee.observe(shown(boards[0])).records)
+    records += referee.press(ButtonEvent.SCORE).records
+    for doc in boards[1 : k + 1]:
+        records += referee.observe(shown(doc)).records
+    assert referee.game.ply == k
+    return referee, records, shown, tile
+
+
+def _a_tower_capped_by_the_next_move(game):
+    """The first ply k whose build is a tower that ply k + 1 caps, on a tile whose icon could be
+    misread under it (a rule-5 breach alone, with every move before it legal)."""
+    from boardcam.engine.aliencity import TILE_OF, Game, Tile
+
+    tiles = game.position.tiles
+    for k, (move, after) in enumerate(zip(game.moves, game.moves[1:])):
+        tile_lot = TILE_OF[move.lot]
+        if after.cap != move.lot or tiles[tile_lot].icon == move.lot:
+            continue
+        replay = Game({**tiles, tile_lot: Tile(tiles[tile_lot].color, move.lot)}, game.rules)
+        if all(not replay.violations(m) and replay.push(m) is None for m in game.moves[:k]) \
+                and [v.rule for v in replay.violations(move)] == [5]:
+            return k
+    raise LookupError("no tower warned about by a misread icon that the next move caps")
+
+
+def test_playing_on_past_a_warning_may_cap_the_tower_warned_about(game, boards):
+    """The next player may cap the very tower warned about (fresh made-up-art game 3705): the tower is
+    still the piece warned about, and the cap is the later move's.  Both are accepted with the icon
+    moved (the warning stayed up for good when a cap on it counted as a change)."""
+    k = _a_tower_capped_by_the_next_move(game)
+    referee, records, shown, tile = _referee_with_icon_misread(game, boards, k)
+    assert referee.observe(shown(boards[k + 1])).light is Light.RED
+    out = referee.observe(shown(boards[k + 2]))
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 2]
+    assert next(r for r in out.records if r["type"] == "tiles")["icon"] == {tile: boards[0]["tiles"][tile]["icon"]}
+
+
+def test_playing_on_past_a_warning_is_not_held_up_by_a_doubt_elsewhere(game, boards):
+    """A lot on another tile that goes on reading unsurely (a print that flickers) says nothing about
+    the tile warned about: once the referee has looked enough, the move played past the warning is
+    taken with the icon moved.  A doubt on the warned tile itself still holds it up (a build the
+    referee has not counted there may be what makes the warning wrong)."""
+    k = _a_tower_capped_by_the_next_move(game)
+    for where in ("elsewhere", "same tile"):
+        referee, records, shown, tile = _referee_with_icon_misread(game, boards, k)
+        assert referee.observe(shown(boards[k + 1])).light is Light.RED
+        built = set(boards[k + 2]["structures"])
+        tile_lots = {LOT_NAMES[lot] for lot in TILE_LOTS[LOT_NAMES.index(tile)]}
+        lot = next(name for name in (sorted(tile_lots) if where == "same tile" else LOT_NAMES)
+                   if name not in built and (where == "same tile" or name not in tile_lots))
+        doc = dict(boards[k + 2], structures={**boards[k + 2]["structures"], lot: {"kind": "dome", "color": "black"}})
+        for _ in range(referee.max_looks + 1):
+            out = referee.observe(shown(doc, {lot: 0.5}))
+        if where == "elsewhere":
+            assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 2]
+        else:
+            assert referee.game.ply == k
 
 
 def test_playing_on_past_a_warning_that_is_not_rule_5_alone_stays_a_warning(game, boards):

@@ -103,3 +103,20 @@ def test_a_tile_read_unsurely_at_setup_stays_unsure_with_its_icon_ranking():
                        ({"colour_probs": [0.5, 0.5, 2, 0]}, "colour_probs")):
         with pytest.raises(FormatError, match=f"reference.tiles.C3.{field}"):
             EmptyBoardReference.from_json(dict(ref.to_json(), tiles=dict(tiles, C3={**tiles["C3"], **bad})))
+
+
+def test_a_references_print_lots_are_kept_in_its_json():
+    """The lots a vouched-clear board showed print on stay print in a stored reference; a list that
+    names no lots is a clear error."""
+    import numpy as np
+
+    from boardcam.vision.models import EmptyBoardReference
+
+    tiles = {f"{c}{r}": {"color": "red", "icon": f"{c}{r}"} for r in (1, 3, 5, 7, 9) for c in "ACEG"}
+    ref = EmptyBoardReference(2, np.zeros((80, 2, 2, 3)), tiles, print_lots=frozenset({23, 36}))
+    assert ref.to_json()["print_lots"] == ["H3", "E5"]
+    assert EmptyBoardReference.from_json(ref.to_json()).print_lots == {23, 36}
+    assert EmptyBoardReference.from_json({k: v for k, v in ref.to_json().items() if k != "print_lots"}).print_lots == set()
+    for bad in ("H3", ["H3", "Z9"]):
+        with pytest.raises(FormatError, match="reference.print_lots"):
+            EmptyBoardReference.from_json(dict(ref.to_json(), print_lots=bad))

@@ -529,3 +529,78 @@ def test_calibrated_confidences_keep_the_order_and_put_sure_answers_at_0_9_and_u
     assert np.all(mapped[raw >= sure] >= 0.9) and np.all(mapped[raw < sure] <= 0.899)
     assert mapped[-1] == 1.0
     assert np.array_equal(reader_module.calibrated(raw, None), raw)
+
+
+def _made_up_art_game_3704(structures: dict[str, dict[str, str]]):
+    """Game 3704 of ``bench app --edition R`` (made-up tile art): its empty board, then the board with
+    ``structures``, in the same camera and lights."""
+    import random
+
+    from boardcam.engine.aliencity import Position, random_game
+    from scenegen import scene_series
+
+    empty = Position(random_game(random.Random(3704)).position.tiles).to_json()
+    built = dict(empty, structures=structures)
+    return list(scene_series(3704, [empty, built], 1, hands=False, size=(820, 616), edition="R",
+                             yaw_deg=random.Random(3704).uniform(-20.0, 20.0)))
+
+
+def test_a_board_the_players_vouch_clear_reads_clear_and_its_prints_may_be_icons():
+    """Made-up-art game 3704: the empty board reads five icons of its black tiles as black domes
+    (up to 1.0).  Taken as clear on the players' word, the reference names those lots its print: the
+    same board read against it is clear (it read two of them as domes, so the setup never ended),
+    and the icon search counts them in (it passed them over and gave four black tiles the wrong
+    icon, so the first builds beside the true icons were warned about)."""
+    empty, _ = _made_up_art_game_3704({})
+    found = read_board(empty.image)
+    assert len(found.position_dict["structures"]) >= 3  # the print the network takes for pieces
+    reference = reader_module.empty_board_reference(empty.image, found.pose, vouched=True)
+    assert {LOT_NAMES[lot] for lot in reference.print_lots} >= set(found.position_dict["structures"])
+    again = read_board(empty.image, pose=found.pose, reference=reference)
+    assert again.position_dict["structures"] == {}
+    assert all(again.lot_confidence[name] >= reader_module.SURE for name in found.position_dict["structures"])
+    truth = empty.truth["position"]["tiles"]
+    assert {key: (tile["color"], tile["icon"]) for key, tile in reference.tiles.items()} == \
+        {key: (tile["color"], tile["icon"]) for key, tile in truth.items()}
+
+
+def test_a_piece_put_on_a_print_lot_is_read():
+    """The print lots stay empty only while they look as they did: a tower on one departs from it."""
+    empty, built = _made_up_art_game_3704({"H3": {"kind": "tower", "color": "red"}})
+    found = read_board(empty.image)
+    reference = reader_module.empty_board_reference(empty.image, found.pose, vouched=True)
+    assert "H3" in {LOT_NAMES[lot] for lot in reference.print_lots}
+    reading = read_board(built.image, pose=found.pose, reference=reference)
+    assert reading.position_dict["structures"] == {"H3": {"kind": "tower", "color": "red", "cap": None}}
+
+
+def test_a_print_lot_unchanged_since_a_reading_that_found_it_print_stays_empty():
+    """Towers around a print lot and a lamp change move its look from the reference's by about the
+    bar (game 3704's H3: up to 1.1) with no piece on it; unchanged since the previous reading, which
+    took it for print, it is still print.  Read as a piece in that reading, or changed since, it is not."""
+    from types import SimpleNamespace
+
+    from boardcam.vision.lots import LotReading
+
+    lot = parse_lot("H3")
+    rng = np.random.default_rng(5)
+    expected = rng.normal(50.0, 4.0, (80, 16, 16, 3)).astype(np.float32)
+    seen = expected.copy()
+    seen[lot] += 3.0  # beyond the bar (a ΔE of 1.8 at the least) from the reference's look
+    reference = SimpleNamespace(print_lots=frozenset({lot}))
+    analysis = SimpleNamespace(seen=seen, expected=expected)
+    assert reader_module._print_as_vouched(reference, analysis, None, None) == []
+    empty = LotReading(None, None, None, 1.0, {})
+    dome = LotReading("dome", "black", None, 1.0, {})
+    confidence = {name: reader_module.SURE for name in LOT_NAMES}
+    unchanged = np.full(80, 0.3)
+    took_print = SimpleNamespace(lots={n: empty for n in range(80)}, lot_confidence=confidence, occluded_lots=())
+    assert reader_module._print_as_vouched(reference, analysis, took_print, unchanged) == [lot]
+    took_dome = SimpleNamespace(lots={**{n: empty for n in range(80)}, lot: dome}, lot_confidence=confidence,
+                                occluded_lots=())
+    assert reader_module._print_as_vouched(reference, analysis, took_dome, unchanged) == []
+    changed = unchanged.copy()
+    changed[lot] = 1.3
+    assert reader_module._print_as_vouched(reference, analysis, took_print, changed) == []
+    seen[lot] = expected[lot]
+    assert reader_module._print_as_vouched(reference, analysis, took_dome, changed) == [lot]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -581,7 +581,7 @@ class Referee:
         completed = self._completed_by_departed(after, observation)
         if completed is not None:
             return completed
-        overruled = None if unsure else self._played_past_layout(after)
+        overruled = self._played_past_layout(after, {TILE_OF[parse_lot(name)] for name in unsure})
         if overruled is not None:
             return overruled
         caught_up = self._catch_up(after)
@@ -1588,15 +1588,18 @@ class Referee:
         read none, and its layout stands)."""
         return self._tile_confidence.get(tile_lot, 1.0) < bar
 
-    def _icon_moves(self, tile_lot: int, ranking: tuple[int, ...], move: Move) -> Iterator[tuple[int, Game]]:
+    def _icon_moves(self, tile_lot: int, ranking: tuple[int, ...], move: Move,
+                    game: Game | None = None) -> Iterator[tuple[int, Game]]:
         """Each lot of ``ranking`` other than ``move``'s and the tile's icon on which the game so far
-        and ``move`` are legal, in order, with the game replayed with the icon there."""
-        assert self.game is not None
-        tile = self.game.position.tiles[tile_lot]
+        (``game``, by default the game) and ``move`` are legal, in order, with the game replayed with
+        the icon there."""
+        game = self.game if game is None else game
+        assert game is not None
+        tile = game.position.tiles[tile_lot]
         for icon in ranking:
             if icon in (tile.icon, move.lot):
                 continue
-            replay = _replayed({**self.game.position.tiles, tile_lot: Tile(tile.color, icon)}, self.game)
+            replay = _replayed({**game.position.tiles, tile_lot: Tile(tile.color, icon)}, game)
             if replay is not None and not replay.violations(move):
                 yield icon, replay
 
@@ -1642,13 +1645,14 @@ class Referee:
             return MendedLayout(replay, colour=changed, icon=icon)
         return None
 
-    def _icon_choices(self, tile_lot: int, rules: set[int]) -> tuple[int | None, ...]:
+    def _icon_choices(self, tile_lot: int, rules: set[int], game: Game | None = None) -> tuple[int | None, ...]:
         """The icons to try with a tile's guild changed: the one read (``None``) and, when rule 5
         was broken too, every other lot of the tile, likeliest first."""
-        assert self.game is not None
+        game = self.game if game is None else game
+        assert game is not None
         if 5 not in rules:
             return (None,)
-        read = self.game.position.tiles[tile_lot].icon
+        read = game.position.tiles[tile_lot].icon
         return (None, *(lot for lot in self._icon_ranking(tile_lot) if lot != read))
 
     def _icon_ranking(self, tile_lot: int) -> tuple[int, ...]:
@@ -1657,14 +1661,16 @@ class Referee:
         return self._icon_orders.get(tile_lot) or TILE_LOTS[tile_lot]
 
     def _recolourings(self, tile_lot: int, move: Move, *, partner_below: float,
-                      icons: tuple[int | None, ...] = (None,)
+                      icons: tuple[int | None, ...] = (None,), game: Game | None = None
                       ) -> Iterator[tuple[dict[str, str], dict[str, str] | None, Game]]:
         """Each guild of the tile's ranking but its own (with each of ``icons``, ``None`` keeping the
-        icon read) under which the game so far and ``move`` are legal, likeliest first, as the
-        tiles recoloured (with a swap partner read below ``partner_below`` when the set would
-        otherwise hold six of a guild), the icon moved, and the game replayed."""
-        assert self.game is not None
-        tiles = self.game.position.tiles
+        icon read) under which the game so far (``game``, by default the game) and ``move`` are
+        legal, likeliest first, as the tiles recoloured (with a swap partner read below
+        ``partner_below`` when the set would otherwise hold six of a guild), the icon moved, and
+        the game replayed."""
+        game = self.game if game is None else game
+        assert game is not None
+        tiles = game.position.tiles
         old_colour = tiles[tile_lot].color
         counts = Counter(tile.color for tile in tiles.values())
         for colour in self._colour_orders.get(tile_lot, ()):
@@ -1674,12 +1680,13 @@ class Referee:
                 if icon == move.lot:
                     continue
                 recoloured = {**tiles, tile_lot: Tile(colour, tiles[tile_lot].icon if icon is None else icon)}
-                replay = _replayed(recoloured, self.game)
+                replay = _replayed(recoloured, game)
                 if replay is None or replay.violations(move):
                     continue
                 changed = {LOT_NAMES[tile_lot]: colour}
                 if counts[colour] >= TILES_PER_COLOR or counts[old_colour] <= TILES_PER_COLOR:
-                    partner = self._swap_partner(recoloured, tile_lot, old_colour, move, below=partner_below)
+                    partner = self._swap_partner(recoloured, tile_lot, old_colour, move, below=partner_below,
+                                                 game=game)
                     if partner is None:
                         continue  # a sixth tile of a guild: likelier a misread piece, or a real breach
                     lot, replay = partner
@@ -1687,23 +1694,24 @@ class Referee:
                 yield changed, None if icon is None else {LOT_NAMES[tile_lot]: LOT_NAMES[icon]}, replay
 
     def _swap_partner(self, tiles: Mapping[int, Tile], moved: int, colour: str, move: Move, *,
-                      below: float) -> tuple[int, Game] | None:
+                      below: float, game: Game | None = None) -> tuple[int, Game] | None:
         """The tile of ``moved``'s new guild read below ``below`` at setup that ranks ``colour``
-        highest and can take it with the game so far and ``move`` legal, and the game replayed with
-        it in ``colour``; None when no tile can."""
-        assert self.game is not None
+        highest and can take it with the game so far (``game``, by default the game) and ``move``
+        legal, and the game replayed with it in ``colour``; None when no tile can."""
+        game = self.game if game is None else game
+        assert game is not None
         new_colour = tiles[moved].color
         ranked = sorted((order.index(colour), lot) for lot, order in self._colour_orders.items()
                         if lot != moved and self._read_below(lot, below) and tiles[lot].color == new_colour
                         and colour in order)
         for _, lot in ranked:
             swapped = {**tiles, lot: Tile(colour, tiles[lot].icon)}
-            replay = _replayed(swapped, self.game)
+            replay = _replayed(swapped, game)
             if replay is not None and not replay.violations(move):
                 return lot, replay
         return None
 
-    def _played_past_layout(self, after: Position) -> Outputs | None:
+    def _played_past_layout(self, after: Position, unsure_tiles: Set[int] = frozenset()) -> Outputs | None:
         """The move warned about for the tile rules alone (rule 5, or the colour rules 2 and 3),
         still standing, with legal moves played after it: accepted with its tile mended (the icon
         on the likeliest other lot, or the tile in its likeliest other guild) so that the whole
@@ -1721,12 +1729,16 @@ class Referee:
         changes only with a swap partner as ``_recolour_tile``'s, here any
         tile read below ``TILE_CERTAIN``: the set has five of each.
 
-        Not while a changed lot reads unsurely, and on a tile read at
-        ``TILE_CERTAIN`` or above only once ``PLAYED_PAST_CERTAIN`` moves
-        were played past the warning: a warning also comes from a build the
-        referee has not counted (a piece it could not read, beside the
-        tile), and mending a rightly read tile then spoils the rest of the
-        game (made-up-art game 1205).  But a tile read surely wrong at setup
+        Not while a lot of the tile reads unsurely (``unsure_tiles``), and on
+        a tile read at ``TILE_CERTAIN`` or above only once
+        ``PLAYED_PAST_CERTAIN`` moves were played past the warning: a
+        warning also comes from a build the referee has not counted (a
+        piece it could not read, beside the tile), and mending a rightly
+        read tile then spoils the rest of the game (made-up-art game 1205).
+        An unsure lot elsewhere says nothing about the tile (until
+        2026-11-29 any did: fresh made-up-art game 3705 kept two print lots
+        unsure all game, and its warning, about a misread icon, never
+        cleared).  But a tile read surely wrong at setup
         that is never mended loses the whole game (made-up-art game 2003:
         a black tile's icon read at 0.995 on the wrong lot).
         """
@@ -1741,38 +1753,96 @@ class Referee:
             return None
         assert self.game is not None and self.accepted is not None
         structures, old = after.structures, self.accepted.structures
-        if not set(old) <= set(structures) or structures.get(warned.lot) != verdict.observed.structures.get(warned.lot):
-            return None
+        if not set(old) <= set(structures) or not _same_piece(structures.get(warned.lot),
+                                                             verdict.observed.structures.get(warned.lot)):
+            return None  # (a cap put on it since is a later move's: fresh made-up-art game 3705)
         later = self._arrival_order(sorted(set(structures) - set(old) - {warned.lot}))
-        tile_lot = TILE_OF[warned.lot]
-        needed = 1 if self._read_below(tile_lot, TILE_CERTAIN) else PLAYED_PAST_CERTAIN
-        if not needed <= len(later) < MAX_CATCH_UP:
+        if not 1 <= len(later) < MAX_CATCH_UP:  # with none, the warning stands as it was judged
             return None
-        for replay, colour, icon in self._mended_layouts(tile_lot, warned, rules):
-            trial = replay.copy()
-            trial.push(warned)
-            moves = _legal_sequence(trial, later, _new_caps(trial.position.structures, structures), structures,
-                                    self._caps_seen_with())
-            if moves is None:
-                continue
-            if not self._confirmed(after):
-                return self._look_again()
-            return self._take_with_layout(replay, (warned, *moves), colour=colour, icon=icon,
-                                          words=" (played on past the warning)")
+        found = self._played_past_mended(self.game, warned, rules, later, structures, frozenset(unsure_tiles))
+        if found is None:
+            return None
+        if not self._confirmed(after):
+            return self._look_again()
+        tiles, moves = found
+        replay = _replayed(tiles, self.game)
+        assert replay is not None  # every move so far was legal on it when it was found
+        colour, icon = _layout_changes(self.game.position.tiles, tiles)
+        return self._take_with_layout(replay, moves, colour=colour, icon=icon, words=" (played on past the warning)")
+
+    def _mended_layouts(self, tile_lot: int, move: Move, rules: set[int], game: Game) -> Iterator[Game]:
+        """``game`` replayed on each layout, likeliest first, that mends ``tile_lot`` against the
+        broken ``rules`` with ``move`` legal."""
+        if rules == {5}:
+            for _, replay in self._icon_moves(tile_lot, self._icon_ranking(tile_lot), move, game):
+                yield replay
+        else:
+            for _, _, replay in self._recolourings(tile_lot, move, partner_below=TILE_CERTAIN,
+                                                   icons=self._icon_choices(tile_lot, rules, game), game=game):
+                yield replay
+
+    def _played_past_mended(self, game: Game, move: Move, rules: set[int], later: list[int],
+                            structures: Mapping[int, Structure], unsure_tiles: frozenset[int] = frozenset()
+                            ) -> tuple[Mapping[int, Tile], tuple[Move, ...]] | None:
+        """``move``, which breaks only the tile ``rules`` on its tile, and builds on ``later`` after
+        it, legal from ``game`` on a layout with that tile mended and, where the builds after it
+        break the tile rules on other tiles, those mended too: the layout and the moves; None when
+        there is none, or the tile was read too surely for as few moves played past it, or one of
+        its lots reads unsurely now (``unsure_tiles``).
+
+        Why more than one tile: tile art the vision has not seen can
+        misread several tiles of a guild alike (fresh made-up-art game
+        3705: five black tiles' icons on the wrong lot), and the move played
+        past one such warning may itself be built beside another misread
+        icon.  Each tile mended needs its own moves played past it, as the
+        first does.
+        """
+        if move.lot is None or TILE_OF[move.lot] in unsure_tiles or len(later) < self._moves_past_needed(TILE_OF[move.lot]):
+            return None
+        tile_lot = TILE_OF[move.lot]
+        for replay in self._mended_layouts(tile_lot, move, rules, game):
+            replay.push(move)
+            found = self._played_after(replay, later, structures, unsure_tiles)
+            if found is not None:
+                return found[0], (move, *found[1])
         return None
 
-    def _mended_layouts(self, tile_lot: int, move: Move, rules: set[int]
-                        ) -> Iterator[tuple[Game, dict[str, str] | None, dict[str, str] | None]]:
-        """The game replayed on each layout, likeliest first, that mends ``tile_lot`` against the
-        broken ``rules`` with ``move`` legal, and what was mended: the guilds or the icon changed
-        (as ``_take_with_layout`` logs them)."""
-        if rules == {5}:
-            for icon, replay in self._icon_moves(tile_lot, self._icon_ranking(tile_lot), move):
-                yield replay, None, {LOT_NAMES[tile_lot]: LOT_NAMES[icon]}
-        else:
-            for changed, moved, replay in self._recolourings(tile_lot, move, partner_below=TILE_CERTAIN,
-                                                             icons=self._icon_choices(tile_lot, rules)):
-                yield replay, changed, moved
+    def _moves_past_needed(self, tile_lot: int) -> int:
+        """How many moves played past a tile-rule breach on the tile say the tile was misread: none
+        on a tile the setup asked about (as for a lone build there, ``_reseat_icon``), one on a
+        tile read less than certainly, ``PLAYED_PAST_CERTAIN`` on one read with certainty."""
+        if self._unsure_at_setup(tile_lot):
+            return 0
+        return 1 if self._read_below(tile_lot, TILE_CERTAIN) else PLAYED_PAST_CERTAIN
+
+    def _played_after(self, game: Game, later: list[int], structures: Mapping[int, Structure],
+                      unsure_tiles: frozenset[int] = frozenset()) -> tuple[Mapping[int, Tile], tuple[Move, ...]] | None:
+        """Builds on ``later`` from ``game`` up to ``structures``: legal in some order, or else in
+        their arrival order with the first that breaks only the tile rules played past as
+        ``_played_past_mended`` allows; the layout and the moves, or None."""
+        caps = _new_caps(game.position.structures, structures)
+        moves = _legal_sequence(game, later, caps, structures, self._caps_seen_with())
+        if moves is not None:
+            return game.position.tiles, tuple(moves)
+        if not later:
+            return None
+        lot, rest = later[0], later[1:]
+        for cap in (None, *(c for c in caps if structures[c].cap == game.turn)):
+            if cap is not None and cap != lot and cap not in game.position.structures:
+                continue
+            move = Move(game.turn, lot, structures[lot].piece, cap)
+            rules = {v.rule for v in game.violations(move)}
+            if not rules:
+                trial = game.copy()
+                trial.push(move)
+                found = self._played_after(trial, rest, structures, unsure_tiles)
+            elif rules <= TILE_RULES:
+                found = self._played_past_mended(game, move, rules, rest, structures, unsure_tiles)
+            else:
+                continue
+            if found is not None:
+                return found if rules else (found[0], (move, *found[1]))
+        return None
 
     def _take_with_layout(self, replay: Game, moves: tuple[Move, ...], colour: Mapping[str, str] | None = None,
                           icon: Mapping[str, str] | None = None, words: str = "") -> Outputs:
@@ -2473,6 +2543,19 @@ def reread_history(game: Game, after: Position, max_plies: int = MAX_CORRECTION,
     if in_place == popped:
         return None
     return Rereading(tuple(popped), tuple(in_place))
+
+
+def _same_piece(now: Structure | None, then: Structure | None) -> bool:
+    """Whether a lot holds the piece it held, capped since or not."""
+    return now is not None and then is not None and now.piece == then.piece and then.cap in (None, now.cap)
+
+
+def _layout_changes(old: Mapping[int, Tile], new: Mapping[int, Tile]) -> tuple[dict[str, str], dict[str, str]]:
+    """The tiles of ``new`` in another guild than in ``old``, and those with their icon elsewhere
+    (as ``Referee._take_with_layout`` logs them)."""
+    colour = {LOT_NAMES[lot]: tile.color for lot, tile in new.items() if tile.color != old[lot].color}
+    icon = {LOT_NAMES[lot]: LOT_NAMES[tile.icon] for lot, tile in new.items() if tile.icon != old[lot].icon}
+    return colour, icon
 
 
 def _new_caps(before: Mapping[int, Structure], after: Mapping[int, Structure]) -> list[int]:

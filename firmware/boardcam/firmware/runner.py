@@ -123,7 +123,8 @@ class VisionReader:
         if self._last_clear_candidate is None:
             return
         image, pose = self._last_clear_candidate
-        self._reference = self._empty_board_reference(image, pose, intrinsics=self._parts.get("intrinsics"))
+        self._reference = self._empty_board_reference(image, pose, intrinsics=self._parts.get("intrinsics"),
+                                                      vouched=True)
         self._previous = None
         log.info("board taken as clear on the players' word: its pieces are print")
 

@@ -202,12 +202,17 @@ class EmptyBoardReference:
     game, so that the referee can ask for it to be checked and let play
     settle its icon and its guild.
     Pieces then show as departures from this, whatever the tile art.
+    ``print_lots`` are the lots whose empty look the reader took for a
+    piece when the reference was taken (print the players vouched for by
+    saying the board was clear): a piece is read there only once the look
+    departs from this one (see reader.read_board).
     """
 
     lot_px: int
     lab: Any  # numpy array (80, lot_px, lot_px, 3)
     tiles: Mapping[str, Mapping[str, Any]]
     white_balance: tuple[float, float, float] | None = None  # the BGR gains the Lab was measured with
+    print_lots: frozenset[int] = frozenset()
 
     def __post_init__(self) -> None:
         import numpy as np
@@ -261,6 +266,7 @@ class EmptyBoardReference:
             "lab": _pack_lab(self.lab),
             "tiles": {k: dict(v) for k, v in self.tiles.items()},
             "white_balance": [round(float(g), 5) for g in self.white_balance] if self.white_balance else None,
+            "print_lots": [LOT_NAMES[lot] for lot in sorted(self.print_lots)],
         }
 
     @classmethod
@@ -302,7 +308,11 @@ class EmptyBoardReference:
             if not isinstance(wb, Sequence) or len(wb) != 3:
                 raise FormatError("reference.white_balance: expected 3 gains (B, G, R) or null")
             gains = tuple(_number(v, "reference.white_balance") for v in wb)
-        return cls(lot_px, lab, {str(k): dict(v) for k, v in tiles.items()}, gains)  # type: ignore[arg-type]
+        prints = data.get("print_lots", [])
+        if not isinstance(prints, Sequence) or isinstance(prints, str) or any(name not in LOT_NAMES for name in prints):
+            raise FormatError("reference.print_lots: expected a list of lots")
+        return cls(lot_px, lab, {str(k): dict(v) for k, v in tiles.items()}, gains,  # type: ignore[arg-type]
+                   frozenset(parse_lot(name) for name in prints))
 
 
 def _pack_lab(lab: Any) -> str:

@@ -703,6 +703,10 @@ def read_board(
         tiles = _tile_colours_by_the_rules(tiles, lots)
         tiles = _hidden_icons_by_the_rules(tiles, lots)
         lots = _mended_by_the_rules(lots, analysis, tiles)
+    departure = _departures_since(previous, pose, analysis.seen)
+    print_as_vouched = _print_as_vouched(reference, analysis, previous, departure)
+    for lot in print_as_vouched:
+        lots[lot] = LotReading(None, None, None, 1.0, {})
     t0 = time.perf_counter()
     occlusion = with_covered_lots(find_occlusion(lab_all, geometry.margin_px, LOT_PX, analysis.difference),
                                   analysis.covered_probs)
@@ -715,13 +719,16 @@ def read_board(
         confidence_map = CONFIDENCE_MAP
     raw = calibrated(np.array([lots[lot].confidence for lot in range(80)]), confidence_map).tolist()
     lot_conf = {LOT_NAMES[lot]: round(raw[lot], 4) for lot in range(80)}
+    for lot in print_as_vouched:
+        lot_conf[LOT_NAMES[lot]] = SURE
     tile_conf = {key: round(float(tiles[key].confidence), 4) for key in TILE_KEYS}
     lot_lab = analysis.seen.copy()
-    departure = _departures_since(previous, pose, analysis.seen)
     departed = {} if departure is None else \
         {LOT_NAMES[int(lot)]: round(float(departure[lot]), 2) for lot in np.flatnonzero(departure > 1.0)}
     runners_up = _runners_up(analysis.structure_probs, lots, lot_conf,
                              also={lot for lot in map(parse_lot, departed) if lots[lot].kind is None})
+    for lot in print_as_vouched:
+        runners_up.pop(LOT_NAMES[lot], None)  # the piece the print looks like is no answer there
     kept = None if previous is None or departure is None else _unchanged(previous, departure)
     if previous is not None and kept is not None:
         tiles, tile_conf = dict(previous.tiles), dict(previous.tile_confidence)
@@ -974,6 +981,60 @@ def _reaching_in(covered: np.ndarray) -> np.ndarray:
     return keep
 
 
+def _empty_board_tiles(lab_all: np.ndarray, geometry: Any) -> dict[str, TileReading]:
+    """The tiles of a board taken as empty, every lot a candidate for its tile's icon.
+
+    Why: the icon search passes over the lots it believes hold pieces, and
+    on tile art the vision has never seen the print it takes for a piece is
+    most often the icon itself (made-up-art game 3704: four black tiles'
+    icons read as black domes, each tile then given another lot as its
+    icon, the first builds next to them warned as illegal).  On a board
+    taken as empty what looked like a piece is print, and counts as
+    looking like an icon (as in _second_look, with no piece left).
+    """
+    lab = geometry.board_view(lab_all)
+    seen = lot_grid(lab, LOT_PX)
+    canon = canonical(seen)
+    look = _first_look(lab, seen, canon, geometry.camera_centre, lots_stage.TOWER_HEIGHT_MM / lots_stage.DEFAULT_TILE_MM,
+                       FIRST_LOOK_MODEL)
+    icon_like = None if look.icon_like is None else look.icon_like + look.piece
+    tiles, _ = _tiles_from_frame(lab, seen, canon, np.zeros(80), icon_like, look.votes)
+    return tiles
+
+
+def _print_as_vouched(reference: EmptyBoardReference | None, analysis: LotAnalysis, previous: Reading | None,
+                      since_previous: np.ndarray | None) -> list[int]:
+    """The reference's print lots that look as they did when the board was taken as clear, or as
+    they did in the previous reading that found them so: empty.
+
+    Why: a print the network takes for a piece on a board it has never
+    seen (made-up-art game 3704: five icons read as black domes at 0.8 to
+    1.0) may go on reading so against the reference taken of that very
+    board (two of them at 0.6 and 0.9 on the unchanged frame), so the
+    setup never read the board clear that the players had vouched for.
+    The look, not the network, is the check there: a piece put on such a
+    lot departs from it as any piece does (lots.departures, whose floor
+    is below the faintest piece), and is then read as usual.  Why also
+    unchanged since the previous reading: the towers built around such a
+    lot shade it and lean over it, and with a lamp change its look drifts
+    from the reference's by about the bar (game 3704's H3 between three
+    towers: 0.2 to 1.1 bars) while no piece arrived.
+    """
+    if reference is None or not reference.print_lots:
+        return []
+    from_reference = lots_stage.departures(analysis.seen, analysis.expected)
+    kept = _unchanged(previous, since_previous) if previous is not None and since_previous is not None else None
+
+    def still_print(lot: int) -> bool:
+        if from_reference[lot] <= 1.0:
+            return True
+        if kept is None or not kept[lot] or previous is None:
+            return False
+        return previous.lots[lot].kind is None and previous.lot_confidence[LOT_NAMES[lot]] >= SURE
+
+    return [lot for lot in sorted(reference.print_lots) if still_print(lot)]
+
+
 def _believed_empty(previous: Reading | None) -> np.ndarray | None:
     """Lots the previous reading saw empty and uncovered (None: no previous reading to go by)."""
     if previous is None or not previous.lots:
@@ -1051,6 +1112,7 @@ def empty_board_reference(
     white_balance: tuple[float, float, float] | None = None,
     tiles: dict[str, dict[str, str]] | None = None,
     lot_px: int = LOT_PX,
+    vouched: bool = False,
 ) -> EmptyBoardReference:
     """What the empty array looks like, for later frames' difference test.
 
@@ -1059,16 +1121,28 @@ def empty_board_reference(
     coarser reference blurs the printed icons, whose edges then look like
     pieces), plus the tile layout (read here unless
     given: with no pieces the icon is simply the odd lot of each tile).
+    A board read here (no ``tiles``) is taken as empty whatever it shows:
+    every lot may hold its tile's icon.  ``vouched``: the players said it
+    is clear, and the lots read as pieces on it are its print lots
+    (EmptyBoardReference.print_lots).  Not so for a board the app took
+    itself because the pieces on it were all unsure: against the
+    reference those read as they are (a faint piece there is a real one
+    more often than not: made-up-art game 1903 missed a red dome on a lot
+    read at 0.6 on its setup board, and lost 25 of its 37 moves).
     """
     h, w = image_bgr.shape[:2]
     geometry = build_warp(pose, (w, h), TILE_PX, intrinsics, MARGIN_PX)
     warped = geometry.warp(image_bgr)
     gains = np.array(white_balance) if white_balance is not None else board_gains(geometry.board_view(warped))
     lab_all = to_lab(warped, gains)
+    print_lots: frozenset[int] = frozenset()
+    if vouched:
+        _, analysis = analyse(lab_all, geometry, None, None, {})
+        print_lots = frozenset(lot for lot, read in decide_lots(analysis).items() if read.kind is not None)
     if tiles is None:
-        read, _ = analyse(lab_all, geometry, None, None, {})
-        tiles = layout_read(read)
+        tiles = layout_read(_empty_board_tiles(lab_all, geometry))
     seen = lot_grid(geometry.board_view(lab_all), LOT_PX)
     small = seen.reshape(80, lot_px, LOT_PX // lot_px, lot_px, LOT_PX // lot_px, 3).mean(axis=(2, 4))
     return EmptyBoardReference(lot_px=lot_px, lab=np.round(small, 1), tiles=tiles,
-                               white_balance=tuple(float(g) for g in gains))  # type: ignore[arg-type]
+                               white_balance=tuple(float(g) for g in gains),  # type: ignore[arg-type]
+                               print_lots=print_lots)
