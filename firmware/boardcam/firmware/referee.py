@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Set
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -586,7 +586,7 @@ class Referee:
         completed = self._completed_by_departed(after, observation)
         if completed is not None:
             return completed
-        overruled = self._played_past_layout(after, {TILE_OF[parse_lot(name)] for name in unsure})
+        overruled = self._played_past_layout(after, frozenset(TILE_OF[parse_lot(name)] for name in unsure))
         if overruled is not None:
             return overruled
         caught_up = self._catch_up(after)
@@ -1729,7 +1729,7 @@ class Referee:
                 return lot, replay
         return None
 
-    def _played_past_layout(self, after: Position, unsure_tiles: Set[int] = frozenset()) -> Outputs | None:
+    def _played_past_layout(self, after: Position, unsure_tiles: frozenset[int] = frozenset()) -> Outputs | None:
         """The move warned about for the tile rules alone (rule 5, or the colour rules 2 and 3),
         still standing, with legal moves played after it: accepted with its tile mended (the icon
         on the likeliest other lot, or the tile in its likeliest other guild) so that the whole
@@ -1777,7 +1777,7 @@ class Referee:
         later = self._arrival_order(sorted(set(structures) - set(old) - {warned.lot}))
         if not 1 <= len(later) < MAX_CATCH_UP:  # with none, the warning stands as it was judged
             return None
-        found = self._played_past_mended(self.game, warned, rules, later, structures, frozenset(unsure_tiles))
+        found = self._played_past_mended(self.game, warned, rules, later, structures, unsure_tiles)
         if found is None:
             return None
         if not self._confirmed(after):
@@ -1815,9 +1815,11 @@ class Referee:
         icon.  Each tile mended needs its own moves played past it, as the
         first does.
         """
-        if move.lot is None or TILE_OF[move.lot] in unsure_tiles or len(later) < self._moves_past_needed(TILE_OF[move.lot]):
+        if move.lot is None:
             return None
         tile_lot = TILE_OF[move.lot]
+        if tile_lot in unsure_tiles or len(later) < self._moves_past_needed(tile_lot):
+            return None
         for replay in self._mended_layouts(tile_lot, move, rules, game):
             replay.push(move)
             found = self._played_after(replay, later, structures, unsure_tiles)
@@ -1854,12 +1856,12 @@ class Referee:
                 trial = game.copy()
                 trial.push(move)
                 found = self._played_after(trial, rest, structures, unsure_tiles)
+                if found is not None:
+                    return found[0], (move, *found[1])
             elif rules <= TILE_RULES:
-                found = self._played_past_mended(game, move, rules, rest, structures, unsure_tiles)
-            else:
-                continue
-            if found is not None:
-                return found if rules else (found[0], (move, *found[1]))
+                mended = self._played_past_mended(game, move, rules, rest, structures, unsure_tiles)
+                if mended is not None:
+                    return mended  # (its moves begin with ``move``)
         return None
 
     def _take_with_layout(self, replay: Game, moves: tuple[Move, ...], colour: Mapping[str, str] | None = None,

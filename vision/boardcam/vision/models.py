@@ -295,9 +295,7 @@ class EmptyBoardReference:
             sure = tile.get("confidence", 1.0)
             if isinstance(sure, bool) or not isinstance(sure, (int, float)) or not 0.0 <= sure <= 1.0:
                 raise FormatError(f"reference.tiles.{key}.confidence: expected a number in [0, 1], got {sure!r}")
-            order = tile.get("icon_order", [])
-            if not isinstance(order, Sequence) or isinstance(order, str) or any(name not in LOT_NAMES for name in order):
-                raise FormatError(f"reference.tiles.{key}.icon_order: expected a list of lots")
+            _lot_names(tile.get("icon_order", []), f"reference.tiles.{key}.icon_order")
             probs = tile.get("colour_probs", [])
             if not isinstance(probs, Sequence) or isinstance(probs, str) or len(probs) not in (0, 4) \
                     or any(isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0 for p in probs):
@@ -308,11 +306,16 @@ class EmptyBoardReference:
             if not isinstance(wb, Sequence) or len(wb) != 3:
                 raise FormatError("reference.white_balance: expected 3 gains (B, G, R) or null")
             gains = tuple(_number(v, "reference.white_balance") for v in wb)
-        prints = data.get("print_lots", [])
-        if not isinstance(prints, Sequence) or isinstance(prints, str) or any(name not in LOT_NAMES for name in prints):
-            raise FormatError("reference.print_lots: expected a list of lots")
+        prints = _lot_names(data.get("print_lots", []), "reference.print_lots")
         return cls(lot_px, lab, {str(k): dict(v) for k, v in tiles.items()}, gains,  # type: ignore[arg-type]
                    frozenset(parse_lot(name) for name in prints))
+
+
+def _lot_names(value: Any, where: str) -> Sequence[str]:
+    """``value`` when it is a list of lot names; a FormatError naming ``where`` otherwise."""
+    if not isinstance(value, Sequence) or isinstance(value, str) or any(name not in LOT_NAMES for name in value):
+        raise FormatError(f"{where}: expected a list of lots")
+    return value
 
 
 def _pack_lab(lab: Any) -> str:
