@@ -24,15 +24,25 @@ def test_read_errors_are_one_line_and_exit_2(tmp_path, capsys):
     junk.write_bytes(b"not a picture")
     assert main(["read", str(junk)]) == 2
     blank = tmp_path / "blank.png"
-    cv2.imwrite(str(blank), np.full((480, 640, 3), 128, np.uint8))
+    cv2.imwrite(str(blank), np.full((480, 640, 3), (90, 140, 170), np.uint8))
     assert main(["read", str(blank)]) == 2
     bad_cal = tmp_path / "cal.json"
     bad_cal.write_text("{ not json")
     frame = tmp_path / "frame.png"
-    cv2.imwrite(str(frame), np.full((480, 640, 3), 128, np.uint8))
+    cv2.imwrite(str(frame), np.full((480, 640, 3), (90, 140, 170), np.uint8))
     assert main(["read", str(frame), "--calibration", str(bad_cal)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 4 and all(line.startswith("boardcam: error:") for line in err)
+    assert "cal.json" in err[3]
+
+
+def test_a_greyscale_picture_is_refused_in_one_line(make_scene, tmp_path, capsys):
+    """Guilds and pieces are told apart by colour: a monochrome camera's frame is bad input, not a board."""
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), cv2.cvtColor(make_scene({}, edition="D", table="plain").image, cv2.COLOR_BGR2GRAY))
+    assert main(["read", str(grey)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"boardcam: error: image: {str(grey)!r} is a greyscale picture; boardcam needs colour"]
 
 
 def test_read_against_an_empty_frame(make_scene, tmp_path, capsys):

@@ -20,6 +20,7 @@ from boardcam.vision.tiles import (
     assignment,
     five_of_each,
     grouped_probabilities,
+    guild_print_choice,
     icon_kinship,
     icon_print_agreement,
     median_along,
@@ -390,6 +391,55 @@ def test_an_icon_unlike_its_guilds_other_icons_is_not_reported_sure():
     in_play = np.zeros(80)
     in_play[[lot for lot in TILE_LOT_IDS[5:].ravel()[:4]]] = 0.95
     assert read_icon_lots(patches, colours, in_play, icon_like)[TILE_KEYS[misled]][1] > 0.9
+
+
+def _dark_guild_of_varied_blocks(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """_dark_guild, but each tile's lighter block another shape and size (the decoration differs from card
+    to card; only the icon is one print)."""
+    lots, icons, blocks = _dark_guild(rng)
+    s = lots.shape[2]
+    for t in range(5):
+        lots[t, blocks[t], ..., 0] = np.where(lots[t, blocks[t], ..., 0] > 30.0, 15.0, lots[t, blocks[t], ..., 0])
+        height, width = ((2, 9), (8, 2), (5, 5), (2, 4), (6, 3))[t]
+        y, x = rng.integers(2, s - 10, 2)
+        lots[t, blocks[t], y : y + height, x : x + width, 0] = 45.0
+    return lots, icons, blocks
+
+
+def _guild_board(lots: np.ndarray) -> tuple[np.ndarray, dict[str, str]]:
+    """Canonical lots of a board whose first five tiles are ``lots`` (one dark guild), and the colours."""
+    patches = 15.0 + np.random.default_rng(10).normal(0, 0.6, (80, 16, 16, 3)).astype(np.float32)
+    patches[TILE_LOT_IDS[:5]] = lots
+    return patches, {k: ("black" if t < 5 else ("red", "blue", "green")[t % 3]) for t, k in enumerate(TILE_KEYS)}
+
+
+def test_the_guilds_tiles_agree_on_their_one_print_not_on_decorations_that_differ():
+    lots, icons, _ = _dark_guild_of_varied_blocks(np.random.default_rng(9))
+    patches, _ = _guild_board(lots)
+    order, clear = guild_print_choice(patches, TILE_LOT_IDS[:5])
+    assert order[:, 0].tolist() == icons.tolist() and clear.all()
+    # a decoration of one shape on every card agrees as well as the icons do: no tile's choice is clear
+    same_blocks, _, _ = _dark_guild(np.random.default_rng(9))
+    assert not guild_print_choice(_guild_board(same_blocks)[0], TILE_LOT_IDS[:5])[1].all()
+    assert guild_print_choice(patches, TILE_LOT_IDS[:2]) is None  # two tiles are no guild to agree
+
+
+def test_an_unsure_icon_goes_to_the_print_its_guild_agrees_on():
+    """The first look takes a lighter city block for a dark icon and is unsure: on the setup board the
+    tile's icon is the lot whose print the guild's other tiles share, still reported unsure (the app asks)."""
+    lots, icons, blocks = _dark_guild_of_varied_blocks(np.random.default_rng(9))
+    patches, colours = _guild_board(lots)
+    icon_lots, block_lots = TILE_LOT_IDS[np.arange(5), icons], TILE_LOT_IDS[np.arange(5), blocks]
+    icon_like = np.full(80, 0.02)
+    icon_like[icon_lots] = 0.99
+    misled = 0
+    icon_like[icon_lots[misled]], icon_like[block_lots[misled]] = 0.02, 0.8
+    lot, sure, ranking = read_icon_lots(patches, colours, np.zeros(80), icon_like)[TILE_KEYS[misled]]
+    assert lot == icon_lots[misled] and ranking[0] == lot and sure <= 0.7
+    # a board in play is not searched (its pieces cover the other icons): the first look's choice stands
+    in_play = np.zeros(80)
+    in_play[TILE_LOT_IDS[5:].ravel()[:4]] = 0.95
+    assert read_icon_lots(patches, colours, in_play, icon_like)[TILE_KEYS[misled]][0] == block_lots[misled]
 
 
 def test_tiles_of_a_generated_scene_with_pieces(make_scene):

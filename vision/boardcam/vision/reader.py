@@ -65,6 +65,7 @@ from boardcam.vision.tiles import (
     TILE_KEYS,
     TILE_LOT_IDS,
     TILE_OF_LOT,
+    DISAGREEING_ICON_CAP,
     ColourVotes,
     IconChoice,
     TileReading,
@@ -74,6 +75,7 @@ from boardcam.vision.tiles import (
     grouped_probabilities,
     icon_kinship,
     icon_print_agreement,
+    icons_in_print,
     lot_grid,
     read_icon_lots,
     read_tile_colours,
@@ -701,6 +703,7 @@ def read_board(
     lots = decide_lots(analysis)
     if reference is None:
         tiles = _tile_colours_by_the_rules(tiles, lots)
+        tiles, lots = _icons_seen_in_print(tiles, lots, analysis)
         tiles = _hidden_icons_by_the_rules(tiles, lots)
         lots = _mended_by_the_rules(lots, analysis, tiles)
     departure = _departures_since(previous, pose, analysis.seen)
@@ -897,6 +900,41 @@ def _tile_colours_by_the_rules(tiles: dict[str, TileReading], lots: dict[int, Lo
 def _tiles_breaking_rules_2_3(position: Position) -> set[int]:
     """The tiles (engine keys) whose pieces break rule 2 or rule 3 for their colour."""
     return {TILE_OF[lot] for found in colour_impossibilities(position) for lot in found.lots}
+
+
+def _icons_seen_in_print(tiles: dict[str, TileReading], lots: dict[int, LotReading],
+                         analysis: LotAnalysis) -> tuple[dict[str, TileReading], dict[int, LotReading]]:
+    """The tiles and lots with each unsure piece on a lot whose print the tile's guild clearly agrees is
+    its icon (tiles.icons_in_print) read empty, and the icon put there.
+
+    Why: on tile art the network has not seen, an icon can look like a
+    piece (a red disc like a red dome), and a piece on an icon lot beside
+    free lots breaks rule 5, so the rules then move the icon to a free lot
+    (_hidden_icons_by_the_rules) and both answers are wrong.  A piece hides
+    the print under it, so a lot showing the very print the guild's other
+    tiles show elsewhere holds none.  Only on a board of a few pieces (the
+    setup board, where the other tiles' icons are in view), only unsure
+    pieces, and only on a tile with a free lot.  The lot keeps the
+    network's probability of "empty" as confidence, and the tile's icon is
+    reported at DISAGREEING_ICON_CAP (the app asks about the tile): the
+    print decided, not the network.
+    """
+    built = [lot for lot, reading in lots.items() if reading.kind is not None]
+    if analysis.structure_probs is None or len(built) > AGREEMENT_CHECKED_PIECES:
+        return tiles, lots
+    suspects = {lot for lot in built if lots[lot].confidence < SURE_FROM_RAW
+                and any(lots[int(other)].kind is None for other in TILE_LOT_IDS[TILE_OF_LOT[lot]])}
+    if not suspects:
+        return tiles, lots
+    guilds = {tiles[TILE_KEYS[TILE_OF_LOT[lot]]].colour for lot in suspects}
+    in_print = icons_in_print(canonical(analysis.seen), {key: tile.colour for key, tile in tiles.items()}, guilds)
+    tiles, lots = dict(tiles), dict(lots)
+    for key, lot in in_print.items():
+        if lot in suspects:
+            lots[lot] = _network_answer(analysis.structure_probs[lot], 0)
+            order = (lot, *(other for other in tiles[key].icon_order if other != lot))
+            tiles[key] = replace(tiles[key], icon_lot=lot, icon_confidence=DISAGREEING_ICON_CAP, icon_order=order)
+    return tiles, lots
 
 
 #: confidence of a hidden icon the rules put under the one lot that can have been its tile's last build

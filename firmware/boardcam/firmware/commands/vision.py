@@ -57,6 +57,10 @@ def load_image(path: str, what: str) -> Any:
     image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if image is None:
         raise InputError(f"{what}: cannot read {path!r} as a picture")
+    sample = image[::7, ::7]
+    if (sample[..., 0] == sample[..., 1]).all() and (sample[..., 1] == sample[..., 2]).all():
+        # the guilds and the pieces are told apart by colour: a grey frame would be read as nonsense
+        raise InputError(f"{what}: {path!r} is a greyscale picture; boardcam needs colour")
     return image
 
 
