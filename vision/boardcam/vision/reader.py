@@ -61,11 +61,11 @@ from boardcam.vision.models import (
 from boardcam.vision.occlusion import Occlusion, find_occlusion
 from boardcam.vision.tiles import (
     AGREEMENT_CHECKED_PIECES,
+    DISAGREEING_ICON_CAP,
     GUILDS,
     TILE_KEYS,
     TILE_LOT_IDS,
     TILE_OF_LOT,
-    DISAGREEING_ICON_CAP,
     ColourVotes,
     IconChoice,
     TileReading,

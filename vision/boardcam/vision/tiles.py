@@ -808,9 +808,9 @@ def _icons_the_guild_agrees_on(patches: np.ndarray, ids: np.ndarray, piece: np.n
 
 
 def guild_print_choice(patches: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each tile's lots (rows of ``ids``, one guild) from likeliest icon to least by how well their print
-    agrees with the other tiles' best lots, and whether its likeliest is clear; None for too few or too many
-    tiles.
+    """For each tile (a row of ``ids``, one guild's tiles) its four columns from likeliest icon to least, by
+    how well their print agrees with the other tiles' best lots, and whether the likeliest is clear; None
+    for too few or too many tiles.
 
     Why: a guild's tiles all carry one icon print, whatever the art, and
     the rest of a card (streets, and whatever decoration an edition adds)
