@@ -1046,17 +1046,19 @@ def test_a_cap_read_surely_is_not_taken_off(game, boards):
     assert out.light is Light.RED and referee.game.moves[p] == capped
 
 
-def _dome_misread_as_a_tower_until_supply_runs_out():
+def _dome_misread_as_a_tower_until_supply_runs_out(capped: bool = False):
     """A game with a dome (move index p) that, taken for a tower of its colour, leaves every move legal
-    until its player builds one such tower too many (move index q): (game, p, q, the misread move)."""
+    until its player builds one such tower too many (move index q): (game, p, q, the misread move).
+    ``capped``: a dome built with no cap elsewhere, taken for a tower its player capped at once."""
     from boardcam.engine.aliencity import Piece
 
     for seed in range(200):
         game = played_game(seed)
         for p, real in enumerate(game.moves):
-            if real.lot is None or real.piece.kind != "dome" or real.piece.color == "black":
+            if real.lot is None or real.piece.kind != "dome" or real.piece.color == "black" \
+                    or capped and real.cap is not None:
                 continue
-            misread = Move(real.player, real.lot, Piece("tower", real.piece.color), real.cap)
+            misread = Move(real.player, real.lot, Piece("tower", real.piece.color), real.lot if capped else real.cap)
             trial = game_after(game, p)
             if trial.violations(misread):
                 continue
@@ -1151,6 +1153,61 @@ def test_a_doubtful_build_still_read_so_is_re_read_as_its_runner_up_when_the_sup
     assert next(r for r in records if r["type"] == "correction")["repieced"] == name
     assert referee.game.moves == game.moves[: q + 1]
     assert game_from_records(records).moves == game.moves[: q + 1]
+
+
+def test_a_doubtful_build_is_re_read_as_a_piece_it_showed_before_it_was_taken():
+    """The same dome read "dome 0.45, tower 0.40" while it was looked at, taken as the tower read at
+    0.8, and read as the tower ever after with "empty" its runner-up (made-up-art game 3901: a red
+    dome read as a red tower with a white cap).  When the supply runs out, the dome it showed before
+    it was taken is the re-reading that makes the board legal, and the history is rewritten with it."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    game, p, q, misread = _dome_misread_as_a_tower_until_supply_runs_out()
+    boards = positions_of(game)
+    name = LOT_NAMES[misread.lot]
+    tower = RunnerUp(Structure("tower", misread.piece.color), 0.40, 0.7)
+    referee = Referee(confirm_reads=1)
+    records = [*referee.observe(seen(boards[0])).records, *referee.press(ButtonEvent.SCORE).records]
+    for ply, doc in enumerate(boards[1 : p + 1], 1):
+        records += _observe_until_ply(referee, doc, {}, ply)[1]
+    records += referee.observe(seen(boards[p + 1], {name: 0.45}, runners_up={name: tower})).records
+    assert referee.game.ply == p
+    shown = with_structure(boards[p + 1], misread.lot, "tower", misread.piece.color)
+    records += _observe_until_ply(referee, shown, {name: 0.8}, p + 1)[1]
+    assert referee.game.moves[p] == misread
+    empty = {name: RunnerUp(None, 0.2, 0.45)}
+    for ply in range(p + 2, q + 2):
+        doc = with_structure(boards[ply], misread.lot, "tower", misread.piece.color)
+        for _ in range(8):
+            out = referee.observe(seen(doc, {name: 0.55}, runners_up=empty))
+            records += out.records
+            if referee.game.ply >= ply:
+                break
+    assert out.light is Light.GREEN and not referee.verdict
+    assert next(r for r in records if r["type"] == "correction")["repieced"] == name
+    assert referee.game.moves == game.moves[: q + 1]
+    assert game_from_records(records).moves == game.moves[: q + 1]
+
+
+def test_a_dome_taken_for_a_tower_capped_at_once_is_re_read_without_the_cap():
+    """A dome read as a tower of its colour with its player's cap, at 0.8, and as the dome at 0.85 ever
+    after (made-up-art game 3901: a red dome read "red tower, white cap").  When the supply of such
+    towers runs out, the dome is re-read, and the cap, which was on no tower, goes back to its player."""
+    game, p, q, misread = _dome_misread_as_a_tower_until_supply_runs_out(capped=True)
+    boards = positions_of(game)
+    name = LOT_NAMES[misread.lot]
+    referee = Referee(confirm_reads=1)
+    referee.observe(seen(boards[0]))
+    referee.press(ButtonEvent.SCORE)
+    for ply, doc in enumerate(boards[1 : p + 2], 1):
+        if ply == p + 1:
+            doc = with_structure(doc, misread.lot, "tower", misread.piece.color, cap=misread.player)
+        _observe_until_ply(referee, doc, {name: 0.8} if ply == p + 1 else {}, ply)
+    assert referee.game.moves[p] == misread
+    for ply in range(p + 2, q + 2):
+        out, _ = _observe_until_ply(referee, boards[ply], {name: 0.85}, ply)
+    assert out.light is Light.GREEN and not referee.verdict
+    assert referee.game.moves == game.moves[: q + 1]
 
 
 def test_a_build_read_surely_is_not_re_read_for_a_supply_that_ran_out():

@@ -462,6 +462,32 @@ def test_a_piece_read_unsurely_between_two_legal_ones_goes_before_the_next_sure_
     assert [r.get("faint", False) for r in out.records if r["type"] == "move"] == [True, False]
 
 
+@pytest.mark.parametrize("empty, first", [(0.17, True), (0.3, False)])
+def test_a_new_piece_read_unsurely_against_empty_goes_before_the_next_sure_move(empty, first):
+    """A new piece read "0.55, or empty 0.17" when the next player builds elsewhere, read surely,
+    before the looks at it were over (made-up-art game 3901: a red dome read "red dome 0.42, red tower
+    with a white cap 0.40", then "the capped tower 0.52, empty 0.17", which began the looks again).
+    Some piece stands there at 0.83 and came first: both are caught up turn by turn, the unsure one
+    as read and marked faint.  Where before the next build went to the wrong player, and every one
+    after it.  With "empty" at 0.3 the piece is too doubtful to count, and stays unread."""
+    game = next(game for game in map(played_game, range(40))
+                if all(move.cap is None and move.lot is not None for move in game.moves[3:5]))
+    referee, lot, _ = three_plies_in(positions_of(game))
+    boards = positions_of(game)
+    doubt = {lot: RunnerUp(None, empty, 0.4)}
+    referee.observe(seen(boards[4], {lot: 0.55}, runners_up=doubt))
+    assert referee.game.ply == 3
+    records = []
+    for _ in range(3):
+        out = referee.observe(seen(boards[5], {lot: 0.55}, runners_up=doubt))
+        records += out.records
+    if not first:
+        assert LOT_NAMES.index(lot) not in referee.game.position.structures
+        return
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[:5]
+    assert [r.get("faint", False) for r in records if r["type"] == "move"] == [True, False]
+
+
 def test_a_piece_read_unsurely_since_before_the_last_move_does_not_go_before_the_next():
     """The same doubt, but shown already in the reading that took the last move (as a print half
     like a piece would be, coming with that move's hand): it is no build of its own, and the next

@@ -198,6 +198,9 @@ LEGAL_RUNNER_UP = 0.2
 IMPOSSIBLE_RUNNER_UP = 0.01
 #: a new piece's answer and runner-up together this probable: surely one of the two (Referee._one_legal_answer)
 SURELY_A_PIECE = 0.9
+#: a new piece read unsurely, surely empty since the last move and seen before the change read surely now,
+#: is a move of its own when some piece is at least this probable there (Referee._pending_arrivals)
+PENDING_PIECE = 0.8
 
 
 class Referee:
@@ -260,6 +263,9 @@ class Referee:
         # Lots new to the accepted board that showed a structure read too unsurely to count: the
         # structure and the reading it was first so shown at (see _stood_unread)
         self._read_unsurely: dict[int, tuple[Structure, int]] = {}
+        # ...and every piece such a lot was read as, answer or likely runner-up, since it was last
+        # read surely empty (see _pieces_read_otherwise)
+        self._pieces_seen: dict[int, set[Piece]] = {}
         self._no_retraction: tuple[Position, int, list[int]] | None = None  # see _retract_doubtful
         # Faint caps: per (tower lot, cap colour), the most that cap was
         # possible on the still readings since the last move
@@ -454,6 +460,7 @@ class Referee:
         self._cap_confidence.clear()
         self._arrived_together.clear()
         self._read_unsurely.clear()
+        self._pieces_seen.clear()
         self._cap_before.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
@@ -500,6 +507,7 @@ class Referee:
         after, unsure = self._merge_looks(after, changed, self._build_confidence(observation))
         unread: Position | None = None  # the board with the builds read too unsurely to count
         self._note_arrivals(after)  # an unsure look still shows that something is there
+        self._note_pieces_seen(observation)
         for name in unsure:
             lot = parse_lot(name)
             if lot in after.structures and self._read_unsurely.get(lot, (None, 0))[0] != after.structures[lot]:
@@ -611,9 +619,9 @@ class Referee:
 
     def _pending_arrivals(self, arrivals: list[str], changed: list[str], unsure: list[str],
                           observation: Observation) -> list[str]:
-        """The new pieces read too unsurely to count that were a move of their own: each surely
-        a piece (its answer and a runner-up piece together at least ``SURELY_A_PIECE``), read
-        surely empty since the last move, and first seen before every change read surely now.
+        """The new pieces read too unsurely to count that were a move of their own: each some
+        piece at least ``PENDING_PIECE`` probable (``_piece_probability``), read surely empty since
+        the last move, and first seen before every change read surely now.
 
         Why: a red dome that a leaning neighbour half hides can read "red
         tower, 0.6; red dome, 0.4" for as long as it stands, and when the
@@ -623,6 +631,11 @@ class Referee:
         from ply 16 on, every move, then warnings at the end).  A print
         taken for a piece is no such arrival: it was not read surely empty
         since the last move, or it came with that move's own change.
+
+        Which piece is in doubt need not be between two pieces: the same
+        kind of dome read "red tower with a white cap, 0.52; empty, 0.17"
+        (made-up-art game 3901, just after it read "red dome 0.42, the
+        capped tower 0.40", which began the looks again) is a piece at 0.83.
         """
         sure = [parse_lot(name) for name in changed if name not in unsure]
         if not sure:
@@ -630,7 +643,7 @@ class Referee:
         first_sure = min(self._first_seen.get(lot, self._readings) for lot in sure)
         return [name for name in arrivals
                 if name in self._seen_empty and self._first_seen.get(parse_lot(name), self._readings) < first_sure
-                and _surely_a_piece(observation, name)]
+                and _piece_probability(observation, name) >= PENDING_PIECE]
 
     def _caught_up_with_pending(self, board: Position, pending: list[str],
                                 observation: Observation) -> Outputs | None:
@@ -884,6 +897,21 @@ class Referee:
         self._seen_empty |= self._empty_now
         for name in self._empty_now:
             self._held_bars.pop(parse_lot(name), None)
+            self._pieces_seen.pop(parse_lot(name), None)
+
+    def _note_pieces_seen(self, observation: Observation) -> None:
+        """Remember the pieces each new lot read below DOUBTFUL_MOVE shows: its answer, and its
+        runner-up when that is a piece at least LEGAL_RUNNER_UP probable."""
+        assert self.accepted is not None
+        for name, confidence in observation.lot_confidence.items():
+            lot = parse_lot(name)
+            if confidence >= DOUBTFUL_MOVE or lot in self.accepted.structures:
+                continue
+            read = observation.position.structures.get(lot)
+            runner_up = _runner_up_to_try(observation, name)
+            for structure in (read, runner_up):
+                if structure is not None:
+                    self._pieces_seen.setdefault(lot, set()).add(structure.piece)
 
     def _faint_builds(self, observation: Observation) -> list[tuple[str, Structure]]:
         """The lots that were read empty surely since the last move and now read empty only
@@ -2052,7 +2080,10 @@ class Referee:
         "white has no red tower left" (printed game 2403): re-reading
         reaches only the last plies, and such a misread shows itself only
         when the supply runs out.  A lot whose build is read again this
-        way keeps its cap, and the move that put the cap on keeps its place.
+        way keeps its cap, and the move that put the cap on keeps its place;
+        a dome read as a tower its player capped at once goes back to no cap
+        (made-up-art game 3901: a red dome read "red tower, white cap" ran
+        white out of red towers, and the re-read kept the cap on the dome).
 
         The piece the lot shows now may also be read less surely than the
         build was, or be its runner-up (``_pieces_read_otherwise``).
@@ -2067,7 +2098,8 @@ class Referee:
             for read in self._pieces_read_otherwise(lot, move, observation):
                 cap = after.structures[lot].cap if read.kind == "tower" else None
                 board = Position(after.tiles, {**after.structures, lot: Structure(read.kind, read.color, cap)})
-                moves = (Move(move.player, lot, read.piece, move.cap), *popped[1:])
+                own_cap = move.cap if move.cap != lot or read.kind == "tower" else None
+                moves = (Move(move.player, lot, read.piece, own_cap), *popped[1:])
                 trial = _legal_from(self.game, len(popped), moves)
                 if trial is None:
                     continue
@@ -2086,8 +2118,9 @@ class Referee:
         return self._settled(record, board)
 
     def _pieces_read_otherwise(self, lot: int, move: Move, observation: Observation) -> list[Structure]:
-        """Pieces other than ``move``'s that ``lot``, built doubtfully by ``move``, may hold by the
-        reading now: what it reads as, and its runner-up when the lot reads below ``DOUBTFUL_MOVE``.
+        """Pieces other than ``move``'s that ``lot``, built doubtfully by ``move``, may hold: what it
+        reads as now, its runner-up when the lot reads below ``DOUBTFUL_MOVE``, and the pieces it
+        was read as before the build was taken.
 
         Why also a reading less sure than the build was, and a runner-up: a
         green coin at the board's edge read "green tower, 0.54-0.9; green
@@ -2098,6 +2131,11 @@ class Referee:
         readings are each a coin toss, so the rules decide between the
         pieces: ``_repiece_doubtful`` takes a re-reading only when exactly
         one makes the board legal.
+
+        So are the pieces the lot was read as before the build was taken
+        (``_pieces_seen``): a red dome read "red dome 0.42, red tower with a
+        white cap 0.40" as it went down, then the capped tower at 0.5 to 0.75
+        with "empty" behind it for the rest of the game (made-up-art game 3901).
         """
         read = observation.position.structures.get(lot)
         if self._accepted_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE or read is None:
@@ -2108,6 +2146,9 @@ class Referee:
         if (observation.lot_confidence.get(name, 1.0) < DOUBTFUL_MOVE and runner_up is not None
                 and runner_up.piece not in (move.piece, read.piece)):
             pieces.append(runner_up)
+        for piece in sorted(self._pieces_seen.get(lot, ()), key=lambda p: (p.kind, p.color)):
+            if piece not in (move.piece, *(seen.piece for seen in pieces)):
+                pieces.append(Structure(piece.kind, piece.color))
         return pieces
 
     def _out_of_caps(self, move: Move, violations: list[Violation]) -> bool:
@@ -2704,6 +2745,18 @@ def _surely_a_piece(observation: Observation, name: str) -> bool:
     return (observation.position.structures.get(parse_lot(name)) is not None and alt is not None
             and alt.structure is not None
             and observation.lot_confidence.get(name, 0.0) + alt.probability >= SURELY_A_PIECE)
+
+
+def _piece_probability(observation: Observation, name: str) -> float:
+    """How probable some piece is on the lot, as far as its answer and runner-up tell: all but the
+    runner-up's share when that is "empty", at least the two together when both are pieces."""
+    confidence = observation.lot_confidence.get(name, 0.0)
+    if observation.position.structures.get(parse_lot(name)) is None:
+        return 1.0 - confidence
+    alt = observation.runners_up.get(name)
+    if alt is None:
+        return confidence
+    return 1.0 - alt.probability if alt.structure is None else confidence + alt.probability
 
 
 def _as_accepted(after: Position, accepted: Position, lots: list[str]) -> Position:
