@@ -263,8 +263,8 @@ class Referee:
         # Lots new to the accepted board that showed a structure read too unsurely to count: the
         # structure and the reading it was first so shown at (see _stood_unread)
         self._read_unsurely: dict[int, tuple[Structure, int]] = {}
-        # ...and every piece such a lot was read as, answer or likely runner-up, since it was last
-        # read surely empty (see _pieces_read_otherwise)
+        # Every piece a new lot read below DOUBTFUL_MOVE showed, answer or likely runner-up, since it
+        # was last read surely empty (see _note_pieces_seen, _pieces_read_otherwise)
         self._pieces_seen: dict[int, set[Piece]] = {}
         self._no_retraction: tuple[Position, int, list[int]] | None = None  # see _retract_doubtful
         # Faint caps: per (tower lot, cap colour), the most that cap was
@@ -2098,8 +2098,8 @@ class Referee:
             for read in self._pieces_read_otherwise(lot, move, observation):
                 cap = after.structures[lot].cap if read.kind == "tower" else None
                 board = Position(after.tiles, {**after.structures, lot: Structure(read.kind, read.color, cap)})
-                own_cap = move.cap if move.cap != lot or read.kind == "tower" else None
-                moves = (Move(move.player, lot, read.piece, own_cap), *popped[1:])
+                kept_cap = move.cap if move.cap != lot or read.kind == "tower" else None
+                moves = (Move(move.player, lot, read.piece, kept_cap), *popped[1:])
                 trial = _legal_from(self.game, len(popped), moves)
                 if trial is None:
                     continue
