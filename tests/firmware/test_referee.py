@@ -1074,12 +1074,12 @@ def _dome_misread_as_a_tower_until_supply_runs_out(capped: bool = False):
     raise LookupError("no dome to misread as a tower")
 
 
-def _observe_until_ply(referee, doc, confidence, ply, tries=8):
+def _observe_until_ply(referee, doc, confidence, ply, tries=8, runners_up=None):
     """Readings of ``doc`` until the referee's game reaches ``ply`` (it may look again first); the last outputs
     and every record on the way."""
     records = []
     for _ in range(tries):
-        out = referee.observe(seen(doc, confidence))
+        out = referee.observe(seen(doc, confidence, runners_up=runners_up or {}))
         records += out.records
         if referee.game.ply >= ply:
             break
@@ -1141,11 +1141,8 @@ def test_a_doubtful_build_still_read_so_is_re_read_as_its_runner_up_when_the_sup
     referee, records = _misread_taken(boards, p, misread)
     for ply in range(p + 2, q + 2):
         doc = with_structure(boards[ply], misread.lot, "tower", misread.piece.color)
-        for _ in range(8):
-            out = referee.observe(seen(doc, {name: 0.55}, runners_up={name: dome}))
-            records += out.records
-            if referee.game.ply >= ply:
-                break
+        out, got = _observe_until_ply(referee, doc, {name: 0.55}, ply, runners_up={name: dome})
+        records += got
     if not rewritten:
         assert out.light is Light.RED and referee.game.moves[p] == misread
         return
@@ -1178,11 +1175,8 @@ def test_a_doubtful_build_is_re_read_as_a_piece_it_showed_before_it_was_taken():
     empty = {name: RunnerUp(None, 0.2, 0.45)}
     for ply in range(p + 2, q + 2):
         doc = with_structure(boards[ply], misread.lot, "tower", misread.piece.color)
-        for _ in range(8):
-            out = referee.observe(seen(doc, {name: 0.55}, runners_up=empty))
-            records += out.records
-            if referee.game.ply >= ply:
-                break
+        out, got = _observe_until_ply(referee, doc, {name: 0.55}, ply, runners_up=empty)
+        records += got
     assert out.light is Light.GREEN and not referee.verdict
     assert next(r for r in records if r["type"] == "correction")["repieced"] == name
     assert referee.game.moves == game.moves[: q + 1]
