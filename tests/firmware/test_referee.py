@@ -688,6 +688,57 @@ def test_a_doubtful_build_caught_up_with_a_real_move_is_taken_back_when_the_turn
     assert name not in referee.accepted.to_json()["structures"]
 
 
+def _doubtful_build_then_a_cap_out_of_turn():
+    """(game, k): ply k + 1 builds without a cap, and so do plies k + 2 and k + 3; ply k + 4 is a tower
+    without a cap which, read with a cap of ply k + 1's player, makes a legal history if ply k + 1
+    is taken back (the players of the plies between swapped)."""
+    for seed in range(100):
+        game = played_game(seed)
+        for k in range(1, game.ply - 4):
+            moves = game.moves[k : k + 4]
+            if any(m.lot is None or m.cap is not None for m in moves) or moves[3].piece.kind != "tower":
+                continue
+            trial = game_after(game, k)
+            player = trial.turn  # ply k + 1's, who would make ply k + 4's capped tower
+            for m in moves[1:3]:
+                if trial.violations(Move(trial.turn, m.lot, m.piece)):
+                    break
+                trial.push(Move(trial.turn, m.lot, m.piece))
+            else:
+                if not trial.violations(Move(player, moves[3].lot, moves[3].piece, moves[3].lot)):
+                    return game, k
+    raise LookupError("no doubtful build that a cap out of turn could take back")
+
+
+def test_a_cap_read_unsurely_out_of_turn_is_taken_as_its_legal_runner_up_before_a_build_is_taken_back():
+    """A build read "0.85, empty behind it" is taken; three plies on, a bare tower reads "capped by
+    that build's player, 0.65; bare, 0.34" (path-traced game 121: a clear red tower on a black tile).
+    Taking the doubtful build back would make the cap legal, but the doubt in this frame is the
+    likelier misread: the bare tower is taken, faint, and the build stays (before, the build was
+    taken back and every later move went to the wrong player: 29 of 38 moves right)."""
+    game, k = _doubtful_build_then_a_cap_out_of_turn()
+    boards = positions_of(game)
+    doubtful, tower = game.moves[k], game.moves[k + 3]
+    name = LOT_NAMES[doubtful.lot]
+    unsure = {name: RunnerUp(None, 0.1, 0.6)}
+    referee = Referee(confirm_reads=1)
+    for ply, doc in enumerate(boards[: k + 4]):
+        referee.observe(seen(doc, {name: 0.85} if ply > k else {}, runners_up=unsure if ply > k else {}))
+    assert referee.game.moves == game.moves[: k + 3]
+    bare = boards[k + 4]["structures"][LOT_NAMES[tower.lot]]
+    capped = with_structure(boards[k + 4], tower.lot, bare["kind"], bare["color"], cap=doubtful.player)
+    runners_up = {**unsure, LOT_NAMES[tower.lot]: RunnerUp(Structure(bare["kind"], bare["color"]), 0.34, 0.98)}
+    records = []
+    for _ in range(referee.max_looks + 1):
+        out = referee.observe(seen(capped, {name: 0.85, LOT_NAMES[tower.lot]: 0.65}, runners_up=runners_up))
+        records += out.records
+        if referee.game.ply > k + 3:
+            break
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 4]
+    assert not any(r["type"] == "correction" for r in records)  # (before: "corrected: no ... on <the build>")
+    assert next(r for r in records if r["type"] == "move")["faint"] is True
+
+
 def test_a_doubtful_build_where_the_lot_never_read_surely_empty_is_left_out_at_once(game, boards):
     """The same tower at 0.8 beside a real move, on a lot read empty only at 0.6 since the last
     move: that is its print, not a second move (which would put the turn order out by one), so

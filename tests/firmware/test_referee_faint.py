@@ -281,6 +281,32 @@ def test_a_doubtful_piece_breaking_a_rule_is_taken_as_its_legal_runner_up(game, 
         assert out.light is Light.RED and referee.game.ply == k
 
 
+@pytest.mark.parametrize("probability, taken", [(0.45, True), (0.1, False)])
+def test_a_build_read_surely_against_a_rule_is_taken_as_the_legal_piece_an_earlier_look_showed(
+        game, boards, probability, taken):
+    """A build read at 0.55 as a piece that breaks a rule, the real piece its runner-up, and on the
+    next frame of the same still board surely as the wrong piece (path-traced game 120: a green tower
+    on a black tile read "green tower, black cap, 0.54; green tower, 0.47" in two views and "the capped
+    tower, 0.98" in one, on white's turn).  The doubt was in view, only not in the frame judged: the
+    legal piece is taken, faint, as a runner-up in the frame itself would be.  A runner-up too
+    unlikely to try is not remembered: the warning stands."""
+    k, lot, real, wrong = misread_build(game)
+    referee = Referee()
+    for doc in boards[: k + 1]:
+        for _ in range(2):
+            referee.observe(seen(doc))
+    assert referee.game.ply == k
+    misread = dict(boards[k + 1], structures={**boards[k + 1]["structures"], lot: wrong})
+    out = referee.observe(seen(misread, {lot: 0.55}, runners_up={lot: faint(real, probability, 1.0)}))
+    assert out.light is not Light.RED and referee.game.ply == k
+    outs = [referee.observe(seen(misread, {lot: 0.98})) for _ in range(referee.confirm_reads)]
+    if not taken:
+        assert outs[-1].light is Light.RED and referee.game.ply == k
+        return
+    assert outs[-1].light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
+    assert next(r for r in outs[-1].records if r["type"] == "move")["faint"] is True
+
+
 @pytest.mark.parametrize("probability, taken", [(0.3, True), (0.1, False)])
 def test_an_unread_build_whose_reading_breaks_a_rule_is_caught_up_as_its_runner_up(game, boards, probability, taken):
     """A build read too unsurely to count, as a piece that could not go there, is left out; the next
@@ -612,6 +638,21 @@ def test_a_lot_whose_look_changed_is_taken_as_its_runner_up_piece_after_the_look
     out = referee.observe(seen(_unbuilt(boards[5], lot)))  # the next move follows it
     assert out.light is Light.GREEN and referee.game.ply == 5
     assert referee.accepted.to_json()["structures"] == boards[5]["structures"]
+
+
+@pytest.mark.parametrize("share, taken", [(0.69, True), (0.4, False)])
+def test_a_changed_look_names_the_piece_more_probable_than_every_other_piece_together(boards, share, taken):
+    """Path-traced game 120: a black coin on a black tile read "empty, 0.97" while its look changed
+    on the still board, "black dome" 0.69 of the pieces behind the doubt: that is the move.  A
+    runner-up with less than half of them names no piece: nothing is taken."""
+    referee, lot, piece = three_plies_in(boards)
+    out = referee.observe(seen(boards[3], departed=frozenset({lot}), runners_up={lot: faint(piece, 0.03, share)}))
+    assert out.look_again is taken
+    for _ in range(referee.max_looks + 1):
+        out = referee.observe(seen(boards[3]))
+    assert referee.game.ply == (4 if taken else 3) and out.light is Light.GREEN
+    if taken:
+        assert referee.game.moves[-1].lot == LOT_NAMES.index(lot)
 
 
 def test_a_build_taken_from_a_changed_look_goes_when_its_look_changes_again(boards):

@@ -186,6 +186,9 @@ SEEN_EMPTY = 0.9
 #: ...when the piece behind its unsure "empty" is this probable, and this clearly the piece it would be
 FAINT_PIECE_PROBABILITY = 0.2
 FAINT_PIECE_SHARE = 0.9
+#: a lot whose look changed while it read empty is remembered with its runner-up piece when that is more
+#: probable than every other piece together (see Referee._note_departed)
+DEPARTED_PIECE_SHARE = 0.5
 #: a cap the reading shows only faintly on an older tower (see Referee._faint_cap): this probable now,
 FAINT_CAP_PROBABILITY = 0.25
 #: ...and this much more probable than on any still reading since the last move
@@ -263,9 +266,9 @@ class Referee:
         # Lots new to the accepted board that showed a structure read too unsurely to count: the
         # structure and the reading it was first so shown at (see _stood_unread)
         self._read_unsurely: dict[int, tuple[Structure, int]] = {}
-        # Every piece a new lot read below DOUBTFUL_MOVE showed, answer or likely runner-up, since it
-        # was last read surely empty (see _note_pieces_seen, _pieces_read_otherwise)
-        self._pieces_seen: dict[int, set[Piece]] = {}
+        # Every structure a new lot read below DOUBTFUL_MOVE showed, answer or likely runner-up, since
+        # it was last read surely empty (see _note_structures_seen, _pieces_read_otherwise, _legal_as_seen)
+        self._structures_seen: dict[int, set[Structure]] = {}
         self._no_retraction: tuple[Position, int, list[int]] | None = None  # see _retract_doubtful
         # Faint caps: per (tower lot, cap colour), the most that cap was
         # possible on the still readings since the last move
@@ -460,7 +463,7 @@ class Referee:
         self._cap_confidence.clear()
         self._arrived_together.clear()
         self._read_unsurely.clear()
-        self._pieces_seen.clear()
+        self._structures_seen.clear()
         self._cap_before.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
@@ -507,7 +510,7 @@ class Referee:
         after, unsure = self._merge_looks(after, changed, self._build_confidence(observation))
         unread: Position | None = None  # the board with the builds read too unsurely to count
         self._note_arrivals(after)  # an unsure look still shows that something is there
-        self._note_pieces_seen(observation)
+        self._note_structures_seen(observation)
         for name in unsure:
             lot = parse_lot(name)
             if lot in after.structures and self._read_unsurely.get(lot, (None, 0))[0] != after.structures[lot]:
@@ -571,6 +574,10 @@ class Referee:
                     return self._accept_faint(faint_cap, {faint_cap.cap: capped})
                 return self._accept(inference.move, override=False)
             if all(v.rule == RULE_TURN for v in violations):
+                # the doubt in this frame first: see _legal_runner_up
+                second = self._legal_runner_up(after, observation)
+                if second is not None:
+                    return second
                 retracted = self._retract_doubtful(after, observation)
                 if retracted is not None:
                     return retracted
@@ -584,7 +591,7 @@ class Referee:
             mended = self._mended_layout(inference.move, violations)
             if mended is not None:
                 return self._take_with_layout(mended.game, (inference.move,), colour=mended.colour, icon=mended.icon)
-            second = self._legal_runner_up(after, observation)
+            second = self._legal_runner_up(after, observation) or self._legal_as_seen(after)
             if second is not None:
                 return second
             return self._illegal(Verdict(after, inference.move, tuple(violations)))
@@ -600,6 +607,9 @@ class Referee:
         caught_up = self._catch_up(after)
         if caught_up is not None:
             return caught_up
+        second = self._legal_runner_up(after, observation)  # (before a take-back, as above)
+        if second is not None:
+            return second
         retracted = self._retract_doubtful(after, observation)
         if retracted is not None:
             return retracted
@@ -609,7 +619,7 @@ class Referee:
         caught_up = self._with_unread_builds(unread, after, observation)
         if caught_up is not None:
             return caught_up
-        second = self._legal_runner_up(after, observation)
+        second = self._legal_as_seen(after)
         if second is not None:
             return second
         repieced = self._repiece_doubtful(after, observation)
@@ -744,9 +754,17 @@ class Referee:
         blue dome, 0.05" after the fifth blue tower was built gave "white
         has no blue tower left", and as the misread stayed, every later
         board was a warning (made-up-art game 2403).
+
+        It is tried before a doubtful build plies back is taken back
+        (``_retract_doubtful``) when the turn order is what the board
+        breaks: a bare red tower on a black tile read "capped black, 0.65;
+        bare, 0.34" on white's turn made the cap legal with black's tower
+        three plies back, read "0.899, empty 0.03", taken away, and every
+        later move went to the wrong player (path-traced game 121: 29 of 38
+        moves right; 37 with the frame's own doubt first).
         """
         assert self.game is not None and self.accepted is not None
-        options = []
+        candidates = []
         for name in observation.runners_up:
             lot = parse_lot(name)
             read = after.structures.get(lot)
@@ -756,9 +774,37 @@ class Referee:
                     or after.structures.get(lot) != observation.position.structures.get(lot)
                     or after.structures.get(lot) == self.accepted.structures.get(lot)):
                 continue
-            move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: runner_up}))
-            if move is not None:
-                options.append((move, lot, runner_up))
+            candidates.append((lot, runner_up))
+        return self._the_one_legal(after, candidates)
+
+    def _legal_as_seen(self, after: Position) -> Outputs | None:
+        """A board that breaks a rule, which is one legal move when one new lot is taken as a
+        structure it was read as unsurely in an earlier look (``_structures_seen``); None unless
+        exactly one such structure makes it so.
+
+        Why: a reading can swing between two answers on one still photo.  A
+        green tower on a black tile read "green tower with a black cap,
+        0.54; green tower, 0.47" on the frames read in two views and "the
+        capped tower, 0.98" on those read in one (path-traced game 120);
+        only the sure frames reached the rules, which found a black cap on
+        white's turn and warned, and the players played on past it (three
+        moves counted wrong).  The doubt was in view, only not in the frame
+        judged: the rules settle it as they settle a runner-up in the frame
+        itself (``_legal_runner_up``), marked faint, and a later sure
+        reading of the first answer corrects it as any misread move is.
+        """
+        assert self.accepted is not None
+        candidates = [(lot, structure) for lot, seen in self._structures_seen.items()
+                      if (read := after.structures.get(lot)) is not None and lot not in self.accepted.structures
+                      for structure in sorted(seen - {read}, key=lambda s: (s.kind, s.color, s.cap or ""))]
+        return self._the_one_legal(after, candidates)
+
+    def _the_one_legal(self, after: Position, candidates: list[tuple[int, Structure]]) -> Outputs | None:
+        """The legal move ``after`` is with one candidate structure put on its lot, taken faint (once
+        the board is confirmed), when exactly one candidate makes it one; None otherwise."""
+        options = [(move, lot, structure) for lot, structure in candidates
+                   if (move := self._legal_move_to(Position(after.tiles, {**after.structures, lot: structure})))
+                   is not None]
         if len(options) != 1:
             return None
         move, lot, structure = options[0]
@@ -897,10 +943,10 @@ class Referee:
         self._seen_empty |= self._empty_now
         for name in self._empty_now:
             self._held_bars.pop(parse_lot(name), None)
-            self._pieces_seen.pop(parse_lot(name), None)
+            self._structures_seen.pop(parse_lot(name), None)
 
-    def _note_pieces_seen(self, observation: Observation) -> None:
-        """Remember the pieces each new lot read below DOUBTFUL_MOVE shows: its answer, and its
+    def _note_structures_seen(self, observation: Observation) -> None:
+        """Remember the structures each new lot read below DOUBTFUL_MOVE shows: its answer, and its
         runner-up when that is a piece at least LEGAL_RUNNER_UP probable."""
         assert self.accepted is not None
         for name, confidence in observation.lot_confidence.items():
@@ -911,7 +957,7 @@ class Referee:
             runner_up = _runner_up_to_try(observation, name)
             for structure in (read, runner_up):
                 if structure is not None:
-                    self._pieces_seen.setdefault(lot, set()).add(structure.piece)
+                    self._structures_seen.setdefault(lot, set()).add(structure)
 
     def _faint_builds(self, observation: Observation) -> list[tuple[str, Structure]]:
         """The lots that were read empty surely since the last move and now read empty only
@@ -937,7 +983,7 @@ class Referee:
 
     def _note_departed(self, observation: Observation, changed: list[str]) -> None:
         """Remember each lot whose look changed while it read empty, with the piece its runner-up
-        names (a share of at least FAINT_PIECE_SHARE), since the accepted board; not a lot beside
+        names (a share of at least DEPARTED_PIECE_SHARE), since the accepted board; not a lot beside
         a changed structure or one whose look changed (a tower set straight), whose shadow and
         lean change its neighbours' looks."""
         assert self.accepted is not None
@@ -950,7 +996,7 @@ class Referee:
             lot, alt = parse_lot(name), observation.runners_up.get(name)
             if (lot not in observation.position.structures and lot not in self.accepted.structures
                     and not any(_touching(lot, other) for other in moved)
-                    and alt is not None and alt.structure is not None and alt.share >= FAINT_PIECE_SHARE):
+                    and alt is not None and alt.structure is not None and alt.share >= DEPARTED_PIECE_SHARE):
                 self._departed[lot] = alt.structure
 
     def _departed_piece(self, observation: Observation) -> tuple[int, Structure] | None:
@@ -2133,7 +2179,7 @@ class Referee:
         one makes the board legal.
 
         So are the pieces the lot was read as before the build was taken
-        (``_pieces_seen``): a red dome read "red dome 0.42, red tower with a
+        (``_structures_seen``): a red dome read "red dome 0.42, red tower with a
         white cap 0.40" as it went down, then the capped tower at 0.5 to 0.75
         with "empty" behind it for the rest of the game (made-up-art game 3901).
         """
@@ -2146,7 +2192,7 @@ class Referee:
         if (observation.lot_confidence.get(name, 1.0) < DOUBTFUL_MOVE and runner_up is not None
                 and runner_up.piece not in (move.piece, read.piece)):
             pieces.append(runner_up)
-        for piece in sorted(self._pieces_seen.get(lot, ()), key=lambda p: (p.kind, p.color)):
+        for piece in sorted({seen.piece for seen in self._structures_seen.get(lot, ())}, key=lambda p: (p.kind, p.color)):
             if piece not in (move.piece, *(seen.piece for seen in pieces)):
                 pieces.append(Structure(piece.kind, piece.color))
         return pieces
