@@ -2192,7 +2192,8 @@ class Referee:
         if (observation.lot_confidence.get(name, 1.0) < DOUBTFUL_MOVE and runner_up is not None
                 and runner_up.piece not in (move.piece, read.piece)):
             pieces.append(runner_up)
-        for piece in sorted({seen.piece for seen in self._structures_seen.get(lot, ())}, key=lambda p: (p.kind, p.color)):
+        seen_pieces = {seen.piece for seen in self._structures_seen.get(lot, ())}
+        for piece in sorted(seen_pieces, key=lambda p: (p.kind, p.color)):
             if piece not in (move.piece, *(seen.piece for seen in pieces)):
                 pieces.append(Structure(piece.kind, piece.color))
         return pieces
