@@ -573,7 +573,8 @@ class Referee:
                     capped = self.accepted.structures[faint_cap.cap].with_cap(faint_cap.player)
                     return self._accept_faint(faint_cap, {faint_cap.cap: capped})
                 return self._accept(inference.move, override=False)
-            if all(v.rule == RULE_TURN for v in violations):
+            turn_only = all(v.rule == RULE_TURN for v in violations)
+            if turn_only:
                 # the doubt in this frame first: see _legal_runner_up
                 second = self._legal_runner_up(after, observation)
                 if second is not None:
@@ -591,7 +592,8 @@ class Referee:
             mended = self._mended_layout(inference.move, violations)
             if mended is not None:
                 return self._take_with_layout(mended.game, (inference.move,), colour=mended.colour, icon=mended.icon)
-            second = self._legal_runner_up(after, observation) or self._legal_as_seen(after)
+            # (a turn-order breach had the runner-ups tried above, on the same board)
+            second = (None if turn_only else self._legal_runner_up(after, observation)) or self._legal_as_seen(after)
             if second is not None:
                 return second
             return self._illegal(Verdict(after, inference.move, tuple(violations)))
