@@ -220,6 +220,36 @@ def test_no_faint_cap_without_a_clear_new_doubt(game, boards, why):
     assert out.light is Light.GREEN and referee.game.moves[-1] == move and "faint" not in out.records[0]
 
 
+def tower_then_a_build_that_could_cap_it(game, boards):
+    """The first capless tower build followed by a capless build whose mover could have capped it:
+    (the ply k of the tower, the next move, the tower's lot name, that tower capped by the next mover)."""
+    for k, (tower_move, move) in enumerate(zip(game.moves, game.moves[1:])):
+        if tower_move.is_pass or move.is_pass or tower_move.piece.kind != "tower" or tower_move.cap is not None \
+                or move.cap is not None:
+            continue
+        if not game_after(game, k + 1).violations(Move(move.player, move.lot, move.piece, tower_move.lot)):
+            tower = LOT_NAMES[tower_move.lot]
+            return k, move, tower, dict(boards[k + 1]["structures"][tower], cap=move.player)
+    raise LookupError("no capless tower followed by a build that could cap it")
+
+
+@pytest.mark.parametrize("doubt_when_built, taken", [(0.05, True), (0.45, False)])
+def test_a_faint_cap_on_the_tower_of_the_move_before_counts_from_the_reading_that_showed_that_tower(
+        game, boards, doubt_when_built, taken):
+    # the tower is accepted on the last frame of its photo: no still reading of it comes before the next move
+    k, move, tower, capped = tower_then_a_build_that_could_cap_it(game, boards)
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    referee.observe(seen(boards[k + 1], {tower: 1 - doubt_when_built},
+                         runners_up={tower: faint(capped, doubt_when_built, 1.0)}))
+    assert referee.game.ply == k + 1
+    out = referee.observe(seen(boards[k + 2], {tower: 0.52}, runners_up={tower: faint(capped, 0.48, 1.0)}))
+    assert out.light is Light.GREEN and referee.game.ply == k + 2
+    expected = Move(move.player, move.lot, move.piece, LOT_NAMES.index(tower)) if taken else move
+    assert referee.game.moves[-1] == expected and out.records[0].get("faint", False) is taken
+
+
 def test_a_faint_cap_is_not_kept_against_a_reading_that_no_longer_doubts(game, boards):
     k, move, tower, capped = cap_chance_setup(game, boards)
     referee = up_to(boards, k)

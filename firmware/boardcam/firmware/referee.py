@@ -1328,7 +1328,9 @@ class Referee:
         # a new piece throws shadows and leans: only the sure looks of the reading that shows it, and later ones, count
         self._seen_empty = self._empty_now - ({LOT_NAMES[move.lot]} if move.lot is not None else set())
         self._accepted_at = self._readings
-        self._cap_before = dict(self._caps_now)  # the reading that showed this move is the next one's "before"
+        # the reading that showed this move is the next one's "before", for the tower it built too
+        self._cap_before = self._cap_chances(self._observation) if self._observation is not None \
+            else dict(self._caps_now)
         self.phase = Phase.PLAYING
         self.board_moved()
         self.note = _move_words(move) + (" (house ruling)" if override else "")
