@@ -596,6 +596,10 @@ class Referee:
             second = (None if turn_only else self._legal_runner_up(after, observation)) or self._legal_as_seen(after)
             if second is not None:
                 return second
+            if not turn_only:
+                retracted = self._retract_doubtful(after, observation)
+                if retracted is not None:
+                    return retracted
             return self._illegal(Verdict(after, inference.move, tuple(violations)))
         amended = self._late_cap(after)
         if amended is not None:
@@ -837,12 +841,14 @@ class Referee:
         given to the next doubtful piece to show (made-up-art game 700).
         When no such move or catch-up fits, the unread builds first seen
         longest ago are left out one by one (``_older_unread_left_out``),
-        and then the last plies are read again with them
-        (``_reread_with_unread_builds``).
+        then the unread towers are tried without the caps they were read
+        with (``_unread_caps_off``), and then the last plies are read again
+        with them (``_reread_with_unread_builds``).
         """
         if unread is None:
             return None
         boards = list(self._older_unread_left_out(unread, after))
+        boards += [bare for board in boards if (bare := _unread_caps_off(board, after)) is not None]
         for board in boards:
             found = self._with_these_unread_builds(board, observation)
             if found is not None:
@@ -1611,10 +1617,15 @@ class Referee:
         as a tower read at 0.91 (``_build_confidence``), and a shade beside a
         new tower can read so (made-up-art game 900, on another setup frame,
         caught one up with the tower as a move of its own, and read it surely
-        gone seven plies on).  A board that breaks a placement rule is never
-        explained away like this: only a turn or supply problem, or changes
-        that are no one move, are.  Nor is a build accepted when it read
-        surely as some piece (``_built_surely``): the doubt was which piece,
+        gone seven plies on).  A move that breaks a placement rule is
+        explained away like this only when nothing else makes it legal (a
+        mended layout, a runner-up): the history without the doubtful build
+        must be legal with that move in it, so the build is what the move
+        broke the rule against (made-up-art game 3705: a print beside a new
+        tower read as a black dome at 0.899 blocked a street, and the next
+        real dome was warned as cutting a tower off the streets).  Nor is a
+        build accepted when it read surely as some piece
+        (``_built_surely``): the doubt was which piece,
         not whether one went down (fresh printed game 4003: a red tower
         accepted at 0.76 with "red dome" at 0.23 was taken back when a missed
         dome put the turn order out, and the game was lost from there).  Its
@@ -2748,6 +2759,25 @@ def _legal_sequence(game: Game, lots: list[int], caps: list[int],
         return None
 
     return search(lots, caps)
+
+
+def _unread_caps_off(unread: Position, after: Position) -> Position | None:
+    """``unread`` with its unread towers (not in ``after``) bare; None when none of them has a cap.
+
+    Why: a build too unsure to count is unsure about its cap too, and
+    whether a cap went with a build is the rules' to say (a clear red tower
+    on a black tile reads "capped black, 0.41" from its first frame, its
+    apex as dark as the tile under it).  Caught up with that cap, white's
+    tower in Cycles game 123 (ply 8) could only be legal with black's next
+    move re-read to a cap two plies early; bare, the two moves are what
+    was played.
+    """
+    capped = [lot for lot, s in unread.structures.items()
+              if lot not in after.structures and s.kind == "tower" and s.cap is not None]
+    if not capped:
+        return None
+    return Position(unread.tiles, {**unread.structures, **{lot: unread.structures[lot].with_cap(None)
+                                                           for lot in capped}})
 
 
 def _cap_chance(observation: Observation, lot: int, capped: Structure, *, at_most: bool) -> float:
