@@ -592,14 +592,13 @@ class Referee:
             mended = self._mended_layout(inference.move, violations)
             if mended is not None:
                 return self._take_with_layout(mended.game, (inference.move,), colour=mended.colour, icon=mended.icon)
-            # (a turn-order breach had the runner-ups tried above, on the same board)
+            # (a turn-order breach had its runner-ups and take-backs tried above, on the same board)
             second = (None if turn_only else self._legal_runner_up(after, observation)) or self._legal_as_seen(after)
             if second is not None:
                 return second
-            if not turn_only:
-                retracted = self._retract_doubtful(after, observation)
-                if retracted is not None:
-                    return retracted
+            retracted = None if turn_only else self._retract_doubtful(after, observation)
+            if retracted is not None:
+                return retracted
             return self._illegal(Verdict(after, inference.move, tuple(violations)))
         amended = self._late_cap(after)
         if amended is not None:
