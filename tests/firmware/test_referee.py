@@ -217,6 +217,29 @@ def test_players_who_play_on_past_a_warning_have_ruled_on_it(game, boards):
     assert out.screen.lines[0].startswith("played on past the warning")
 
 
+def test_both_players_building_on_past_a_warned_build_rule_on_it(game, boards):
+    """A warning about one illegal build names the build to take back; one build past it may be the
+    next player not waiting, but once both players have built on past it, left standing, the board
+    is taken as it stands, the warned build a house ruling (printed game 4002: a build wrongly
+    warned as splitting the streets kept the red light on for twelve more moves)."""
+    referee = started(boards, 4)
+    move = illegal_build(game_after(game, 4), {4})
+    warned = apply(boards[4], move)
+    assert referee.observe(seen(warned)).light is Light.RED
+    later = [lot for doc in boards[5:7] for lot in doc["structures"]
+             if lot not in boards[4]["structures"] and lot != LOT_NAMES[move.lot]][:2]
+    played_on = copy.deepcopy(warned)
+    played_on["structures"][later[0]] = {"kind": "dome", "color": "black"}
+    out = referee.observe(seen(played_on))
+    assert out.light is Light.RED and referee.phase is Phase.ILLEGAL and referee.game.ply == 4
+    played_on["structures"][later[1]] = {"kind": "dome", "color": "black"}
+    out = referee.observe(seen(played_on))
+    assert out.light is Light.GREEN and referee.phase is Phase.PLAYING and referee.game.ply == 7
+    assert referee.accepted.to_json()["structures"] == played_on["structures"]
+    assert referee.game.moves[4] == move and "override" in [r["type"] for r in out.records]
+    assert referee.note.startswith("played on past the warning")
+
+
 def test_a_board_that_drops_what_the_warning_was_about_is_no_playing_on(game, boards):
     """Only a board that keeps the warned one whole counts as playing on: one that took a warned
     structure away and added another is judged as before (here a warning again)."""
@@ -1653,7 +1676,8 @@ def test_a_guild_and_icon_breach_on_a_tile_read_unsurely_mends_both(game, boards
     breaks rule 5 and the colour rules at once (made-up-art game 2001).  On a tile the setup asked
     about, the build is accepted with the guilds swapped back and the icon moved; read surely (not
     certainly), it is warned about until the next player builds past it; with both tiles read with
-    certainty, the warning stays."""
+    certainty, the warning stays until both players have built past it, and the board is then
+    taken as it stands, the layout as read and the build a house ruling."""
     from boardcam.firmware.gamelog import game_from_records
 
     referee, records, shown, (built, other), k = _guilds_swapped(game, boards, confidence, confidence, icon_too=True)
@@ -1665,7 +1689,9 @@ def test_a_guild_and_icon_breach_on_a_tile_read_unsurely_mends_both(game, boards
         if confidence >= 0.99:  # both read with certainty: the other tile keeps its guild (five of each)
             assert out.light is Light.RED and referee.game.ply == k
             out = referee.observe(shown(boards[k + 3]))
-            assert out.light is Light.RED and referee.game.ply == k
+            assert out.light is Light.GREEN and referee.game.ply == k + 3
+            assert referee.game.position.tiles != game.position.tiles  # the layout as read, not mended
+            assert "tiles" not in [r["type"] for r in out.records] and "override" in [r["type"] for r in out.records]
             return
         assert referee.game.moves == game.moves[: k + 2]
     else:

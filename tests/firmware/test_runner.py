@@ -47,6 +47,7 @@ def fake_vision(monkeypatch):
                                tile_confidence={"A1": calls.get("tile_confidence", 0.95)},
                                occluded=calls.get("occluded", False),
                                occluded_lots=calls.get("occluded_lots", ()),
+                               runners_up=calls.get("runners_up", {}),
                                lot_lab=calls.get("lot_lab"),
                                pose=pose or calls.get("found") or FakePose("found"))
 
@@ -398,6 +399,31 @@ def test_an_unsure_tile_on_a_board_without_pieces_is_no_reference(fake_vision):
     reader(IMAGE)
     assert fake_vision["references"] == 1 and fake_vision["reference_tiles"] is not None  # the reading's tiles
     assert len(fake_vision["reads"]) == 2  # nothing to read again
+
+
+def test_an_empty_board_whose_print_the_network_takes_for_a_piece_is_the_reference_despite_an_unsure_tile(
+        fake_vision):
+    """Made-up-art game 125 (dark ring icons, icons near the lot edges): the setup board read no
+    pieces, its ring icon found in print though the network saw a blue dome there at 0.97, and one
+    icon read at 0.37.  Without a reference every later frame read the rings as domes (10 of 38
+    moves followed); against the setup board they are its print (38 of 38).  A piece runner-up
+    below PRINT_TAKEN_FOR_PIECE is the everyday doubt of a clean board and changes nothing."""
+    dome = {"kind": "dome", "color": "blue"}
+    fake_vision["board"], fake_vision["tile_confidence"] = "empty", 0.37
+    fake_vision["runners_up"] = {"C10": SimpleNamespace(structure=dome, probability=0.3, share=0.3),
+                                 "D4": SimpleNamespace(structure=None, probability=0.9, share=0.9)}
+    reader = VisionReader(None)
+    reader(IMAGE)
+    assert fake_vision["references"] == 0
+    fake_vision["runners_up"]["C10"] = SimpleNamespace(structure=dome, probability=0.97, share=0.97)
+    fake_vision["occluded_lots"] = ("C10",)  # under a hand: no say
+    reader(IMAGE)
+    assert fake_vision["references"] == 0
+    fake_vision["occluded_lots"] = ()
+    reads = len(fake_vision["reads"])
+    reader(IMAGE)
+    assert fake_vision["references"] == 1 and fake_vision["reference_tiles"] is not None  # the reading's tiles
+    assert len(fake_vision["reads"]) == reads + 2 and fake_vision["reads"][-1]["reference"] == "reference"
 
 
 def test_a_board_found_again_after_a_bump_is_registered_on_the_reference(fake_vision):

@@ -172,6 +172,9 @@ CLEAR_ALREADY = "Clear already? Press score."  # the setup's way past print read
 TILE_CERTAIN = 0.99
 #: ...but not when it goes on for this many moves, all legal on the tile mended
 PLAYED_PAST_CERTAIN = 2
+#: builds played on past a warning about one illegal build, left standing, that make it the players' ruling
+#: (see Referee._played_on)
+PLAYED_PAST_RULED = 2
 #: a build the colour rules forbid on a tile read less surely than this at setup, with a swap partner the
 #: setup asked about, is the players saying what the tile is (see Referee._recolour_tile)
 TILE_DOUBTED = 0.9
@@ -2391,8 +2394,9 @@ class Referee:
 
     def _played_on(self, observed: Position) -> Outputs | None:
         """The board taken as it stands, as a long press takes it, when the players built on past a
-        warning about a board that is no single move; None unless ``observed`` keeps every structure
-        of the warned board as it was and adds more.
+        warning; None unless ``observed`` keeps every structure of the warned board as it was (a
+        cap put on since aside) and adds more: one build or more past a warning about a board that is no single move, and
+        ``PLAYED_PAST_RULED`` past a warning about one illegal build.
 
         Why: such a warning (two caps at once, a cap out of turn, several
         structures at once) names no build the players could take back, and
@@ -2401,15 +2405,29 @@ class Referee:
         cap at 0.97, Cycles game 108), nothing they do clears it: every later
         board was one more warning ("3 structures appeared at once", ...),
         21 in all, and the game was lost from there.  Each move that breaks
-        a rule is logged as a house ruling, as with the long press.  A
-        warning that began with one illegal build stays up when play goes on
-        past it (the players can take that build back), as before.
+        a rule is logged as a house ruling, as with the long press.
+
+        A warning about one illegal build names the build to take back, so
+        one build past it may be the next player not waiting for that; but
+        when both players have built on past it, the build stands by their
+        ruling.  Until 2026-11-29 such a warning stayed up for the rest of
+        the game: in printed game 4002 a phantom tower caught up as a move
+        made a later legal build "split the streets", the players played on,
+        and the red light stayed on for twelve more moves, each one more
+        warning (17 in all).  A misread layout is mended first, where the
+        tile rules allow it (``_played_past_layout``).
         """
-        if self.phase is not Phase.ILLEGAL or self.verdict is None or self.verdict.move is not None \
-                or self._warned is not None:  # a warning about one illegal build, played on past
+        if self.phase is not Phase.ILLEGAL or self.verdict is None:
             return None
-        warned, now = self.verdict.observed.structures, observed.structures
-        if not set(warned) < set(now) or any(now[lot] != structure for lot, structure in warned.items()):
+        one_build = self._warned if self._warned is not None else \
+            self.verdict if self.verdict.move is not None else None
+        warned = (one_build or self.verdict).observed.structures
+        now = observed.structures
+        if not set(warned) < set(now) or any(now[lot] != structure and (structure.cap is not None or
+                                                                      now[lot].with_cap(None) != structure)
+                                             for lot, structure in warned.items()):
+            return None  # (a cap put on a warned structure since is a later move's)
+        if one_build is not None and len(set(now) - set(warned)) < PLAYED_PAST_RULED:
             return None
         moves = self._moves_to_board_as_it_stands(observed)
         if moves is None:
