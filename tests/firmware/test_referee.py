@@ -2,7 +2,7 @@ import copy
 
 import pytest
 
-from boardcam.engine.aliencity import LOT_NAMES, TILE_LOTS, TILE_OF, Move, Position, Structure
+from boardcam.engine.aliencity import LOT_NAMES, TILE_LOTS, TILE_OF, Move, Piece, Position, Structure
 from boardcam.firmware.lights import Beep, ButtonEvent, Light
 from boardcam.firmware.referee import Observation, Phase, Referee, RunnerUp
 from boardcam.firmware.screens import ScreenKind
@@ -1910,3 +1910,25 @@ def test_playing_on_past_a_warning_that_is_not_rule_5_alone_stays_a_warning(game
     later = dict(boards[k + 2], structures={**boards[k + 2]["structures"], LOT_NAMES[lot]: wrong["structures"][LOT_NAMES[lot]]})
     out = referee.observe(shown(later))
     assert out.light is Light.RED and referee.game.ply == k
+
+
+@pytest.mark.parametrize("other_has_one", [False, True])
+def test_a_doubtful_piece_no_one_has_left_is_the_same_colours_other_kind(game, boards, other_has_one):
+    """Every red tower on the board already, a new piece read "red tower 0.83" is something else:
+    taken as the red dome it most likely is, when that is a legal move, and marked faint (fresh
+    made-up-art game 4201).  When the other player still has one, the doubt is the turn order's,
+    not the piece's: warned as before."""
+    k = next(i for i, move in enumerate(game.moves) if i >= 2 and move.piece.kind == "dome"
+             and move.piece.color != "black" and move.cap is None)
+    move = game.moves[k]
+    tower = Piece("tower", move.piece.color)
+    referee = started(boards, k)
+    referee.game.supply[move.player][tower] = 0
+    referee.game.supply["white" if move.player == "black" else "black"][tower] = 1 if other_has_one else 0
+    misread = with_structure(boards[k], move.lot, "tower", move.piece.color)
+    out = referee.observe(seen(misread, {LOT_NAMES[move.lot]: 0.83}))
+    if other_has_one:
+        assert out.light is Light.RED and referee.game.ply == k
+        return
+    assert out.light is Light.GREEN and referee.game.ply == k + 1 and referee.game.moves[k] == move
+    assert [r for r in out.records if r["type"] == "move"][0]["faint"]

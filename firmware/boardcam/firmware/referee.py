@@ -633,7 +633,45 @@ class Referee:
         repieced = self._repiece_doubtful(after, observation)
         if repieced is not None:
             return repieced
+        other_kind = self._as_a_piece_still_in_play(after, observation)
+        if other_kind is not None:
+            return other_kind
         return self._illegal(Verdict(after, None, problems=tuple(inference.problems)))
+
+    def _as_a_piece_still_in_play(self, after: Position, observation: Observation) -> Outputs | None:
+        """The one new structure, read doubtfully (below ``DOUBTFUL_MOVE``) as a piece that neither
+        player has left, taken as the same colour's other kind (a dome for a tower, a tower for a
+        dome) when that is a legal move (faint); None otherwise.
+
+        Why: every piece of that kind and colour already stands on the
+        board, so the piece just put down is something else, and a dome
+        read as a tower of its colour (or the reverse) is the network's
+        likeliest slip.  Fresh made-up-art game 4201: black's red dome read
+        "red tower 0.83", when no red tower was left to either player; the
+        warning "black has no red tower left" stood, the next move was
+        taken as black's, and the final score was wrong.  Only when neither
+        player has the piece: when the other player still has one, the turn
+        order is in doubt, not the piece.  Tried after the earlier builds
+        are re-read (``_repiece_doubtful``), since one of them misread may
+        be what used the piece up.
+        """
+        assert self.game is not None and self.accepted is not None
+        new = [lot for lot in after.structures if lot not in self.accepted.structures]
+        if len(new) != 1:
+            return None
+        lot = new[0]
+        read = after.structures[lot]
+        if read.cap is not None or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= DOUBTFUL_MOVE:
+            return None
+        if any(self.game.supply[player][read.piece] > 0 for player in PLAYERS):
+            return None
+        other = Structure("dome" if read.kind == "tower" else "tower", read.color)
+        if other.kind == "tower" and other.color == "black":  # no black towers in the game
+            return None
+        move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: other}))
+        if move is None:
+            return None
+        return self._accept_faint(move, {lot: other})
 
     def _pending_arrivals(self, arrivals: list[str], changed: list[str], unsure: list[str],
                           observation: Observation) -> list[str]:
