@@ -2433,8 +2433,8 @@ class Referee:
     def _played_on(self, observed: Position) -> Outputs | None:
         """The board taken as it stands, as a long press takes it, when the players built on past a
         warning; None unless ``observed`` keeps every structure of the warned board as it was (a
-        cap put on since aside) and adds more: one build or more past a warning about a board that is no single move, and
-        ``PLAYED_PAST_RULED`` past a warning about one illegal build.
+        cap put on since aside) and adds more: one build or more past a warning about a board
+        that is no single move, ``PLAYED_PAST_RULED`` past a warning about one illegal build.
 
         Why: such a warning (two caps at once, a cap out of turn, several
         structures at once) names no build the players could take back, and
@@ -2461,10 +2461,8 @@ class Referee:
             self.verdict if self.verdict.move is not None else None
         warned = (one_build or self.verdict).observed.structures
         now = observed.structures
-        if not set(warned) < set(now) or any(now[lot] != structure and (structure.cap is not None or
-                                                                      now[lot].with_cap(None) != structure)
-                                             for lot, structure in warned.items()):
-            return None  # (a cap put on a warned structure since is a later move's)
+        if not set(warned) < set(now) or not all(_same_piece(now[lot], then) for lot, then in warned.items()):
+            return None
         if one_build is not None and len(set(now) - set(warned)) < PLAYED_PAST_RULED:
             return None
         moves = self._moves_to_board_as_it_stands(observed)
