@@ -655,11 +655,11 @@ class Referee:
         are re-read (``_repiece_doubtful``), since one of them misread may
         be what used the piece up.
         """
-        assert self.game is not None and self.accepted is not None
-        new = [lot for lot in after.structures if lot not in self.accepted.structures]
-        if len(new) != 1:
+        assert self.game is not None
+        added = self._added_since_accepted(after)
+        if added is None or len(added) != 1:
             return None
-        lot = new[0]
+        lot = added[0]
         read = after.structures[lot]
         if read.cap is not None or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= DOUBTFUL_MOVE:
             return None

@@ -365,7 +365,7 @@ class VisionReader:
             return False
         if any(reading.lot_confidence.get(lot, 0.0) >= self._sure for lot in structures):
             return False
-        print_like = bool(structures) or self._print_read_as_empty(reading)
+        print_like = bool(structures) or self._print_read_as_empty(reading, structures)
         doubted = self._doubted_empty
         if print_like and doubted is not None and self._corner_move(doubted[1], reading.pose) <= self.NUDGE_PX:
             # unsure pieces on the board last read empty: that board, not this one, is the empty look
@@ -381,13 +381,12 @@ class VisionReader:
                              (" (its unsure pieces taken for print)" if print_like else ""))
         return print_like
 
-    def _print_read_as_empty(self, reading: Any) -> bool:
+    def _print_read_as_empty(self, reading: Any, structures: dict[str, Any]) -> bool:
         """Whether some lot read "empty" has a piece for its runner-up, PRINT_TAKEN_FOR_PIECE or more probable.
 
         The reading itself may call such a lot empty (it found the tile's
         icon there, in print), yet the network behind it saw a piece: the
-        print looks like one."""
-        structures = reading.position_dict.get("structures") or {}
+        print looks like one.  ``structures``: the reading's."""
         hidden = set(getattr(reading, "occluded_lots", ()))
         return any(name not in structures and name not in hidden and runner.structure is not None
                    and runner.probability >= self.PRINT_TAKEN_FOR_PIECE
