@@ -510,8 +510,9 @@ def test_only_the_tiles_the_icon_groups_move_change():
 
 
 def test_an_unsure_frame_reads_up_to_four_views_alone_and_two_against_the_setup_reference(monkeypatch):
-    """A one-off reading goes on through the mirrors while unsure; the app's frames (read against the
-    setup reference) stop at two, which its games were measured to do better with."""
+    """A one-off reading goes on through the mirrors while unsure, searched or at a known pose; the
+    app's frames (read against the setup reference) stop at two, which its games were measured to do
+    better with."""
     from boardcam.vision import empty_board_reference
 
     empty = scene({}, edition="C", table="wood")
@@ -529,6 +530,9 @@ def test_an_unsure_frame_reads_up_to_four_views_alone_and_two_against_the_setup_
     monkeypatch.setattr(reader_module, "SECOND_VIEW_BELOW", 1.01)  # no lot is ever that sure
     read_board(full.image, pose=pose)
     assert max(counts) == 4
+    counts.clear()
+    read_board(full.image)  # searched: two views at once, then the others while unsure
+    assert counts[0] == reader_module.SEARCHED_VIEWS == 2 and max(counts) == 4
     counts.clear()
     read_board(full.image, pose=pose, reference=reference)
     assert counts == [reader_module.REFERENCE_MOST_VIEWS] == [2]
