@@ -661,9 +661,11 @@ def read_board(
     tiles keep theirs: between two moves only the lots a hand touched are
     decided again, so one borderline lot cannot flicker between answers.
     ``views`` is how many mirrored views of the board the network reads
-    and averages: by default SEARCHED_VIEWS when the board is searched (a
-    one-off reading, with time to spare) and one at a known pose (every
-    still frame of a game).
+    and averages at least: by default SEARCHED_VIEWS when the board is
+    searched (a one-off reading, with time to spare) and one at a known
+    pose (every still frame of a game).  While some lot stays unsure
+    (SECOND_VIEW_BELOW) the other mirrors are read too, up to all four, or
+    up to REFERENCE_MOST_VIEWS against a reference.
     Raises :class:`BoardNotFoundError` when no board can be found.
     """
     if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
