@@ -360,10 +360,9 @@ def analyse(
         t1 = time.perf_counter()
         timing["tiles"] = (t1 - t0) * 1000
     if use_net:
-        unsure_below = SECOND_VIEW_BELOW
         if with_reference:
             analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, True, appearance, lab,
-                                         views, unsure_below, REFERENCE_MOST_VIEWS)
+                                         views, SECOND_VIEW_BELOW, REFERENCE_MOST_VIEWS)
         else:
             # the empty looks may be read again (below): the extra views wait until they are kept
             analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, False, appearance, lab, views)
@@ -374,10 +373,10 @@ def analyse(
                 # network's pieces, and the lots against those
                 tiles, expected_seen = _tiles_from_frame(lab, seen, canon, *second_look, look.votes)
                 analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, False, appearance, lab,
-                                             views, unsure_below)
-            elif analysis.net_views is not None and analysis.net_views.unsure(unsure_below):
-                analysis = _with_net_output(analysis.net_views.with_views(views, unsure_below), seen, expected_seen,
-                                            first, appearance, lab)
+                                             views, SECOND_VIEW_BELOW)
+            elif analysis.net_views is not None and analysis.net_views.unsure(SECOND_VIEW_BELOW):
+                analysis = _with_net_output(analysis.net_views.with_views(views, SECOND_VIEW_BELOW), seen,
+                                            expected_seen, first, appearance, lab)
         timing["lots"] = (time.perf_counter() - t1) * 1000
         return tiles, analysis
     features = lots_stage.lot_features(seen, expected_seen, centre, lean)
