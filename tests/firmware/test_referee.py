@@ -1932,3 +1932,17 @@ def test_a_doubtful_piece_no_one_has_left_is_the_same_colours_other_kind(game, b
         return
     assert out.light is Light.GREEN and referee.game.ply == k + 1 and referee.game.moves[k] == move
     assert [r for r in out.records if r["type"] == "move"][0]["faint"]
+
+
+def test_a_doubtful_black_dome_no_one_has_left_is_warned_about_as_read(game, boards):
+    """A black dome has no other kind (there are no black towers): with none left to either player,
+    one read doubtfully stays a warning, as it was read."""
+    k = next(i for i, move in enumerate(game.moves) if i >= 2 and move.cap is None)
+    move = game.moves[k]
+    dome = Piece("dome", "black")
+    referee = started(boards, k)
+    for player in ("white", "black"):
+        referee.game.supply[player][dome] = 0
+    misread = with_structure(boards[k], move.lot, "dome", "black")
+    out = referee.observe(seen(misread, {LOT_NAMES[move.lot]: 0.83}))
+    assert out.light is Light.RED and referee.game.ply == k

@@ -46,6 +46,7 @@ from boardcam.engine.aliencity import (
     Structure,
     TILE_LOTS,
     TILE_OF,
+    TOWER_COLORS,
     Tile,
     Violation,
     infer_move,
@@ -665,9 +666,9 @@ class Referee:
             return None
         if any(self.game.supply[player][read.piece] > 0 for player in PLAYERS):
             return None
-        other = Structure("dome" if read.kind == "tower" else "tower", read.color)
-        if other.kind == "tower" and other.color == "black":  # no black towers in the game
+        if read.kind == "dome" and read.color not in TOWER_COLORS:  # a black dome has no other kind
             return None
+        other = Structure("dome" if read.kind == "tower" else "tower", read.color)
         move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: other}))
         if move is None:
             return None
