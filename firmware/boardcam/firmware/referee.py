@@ -243,6 +243,7 @@ class Referee:
         # saw one after the other are caught up (or re-read) in that order.
         self._first_seen: dict[int, int] = {}
         self._cap_seen: dict[int, int] = {}  # the same for new caps, by the capped lot
+        self._landed_at: dict[int, int] = {}  # ...kept for the accepted builds and caps, by lot
         self._readings = 0
         self._accepted_at = 0  # the reading the last move was accepted with
         # Faint builds: the lots read empty surely since the last move, and the
@@ -619,6 +620,10 @@ class Referee:
         second = self._legal_runner_up(after, observation)  # (before a take-back, as above)
         if second is not None:
             return second
+        used_up = self._piece_used_up(after)
+        repieced = self._repiece_doubtful(after, observation) if used_up else None
+        if repieced is not None:
+            return repieced
         retracted = self._retract_doubtful(after, observation)
         if retracted is not None:
             return retracted
@@ -631,7 +636,7 @@ class Referee:
         second = self._legal_as_seen(after)
         if second is not None:
             return second
-        repieced = self._repiece_doubtful(after, observation)
+        repieced = None if used_up else self._repiece_doubtful(after, observation)
         if repieced is not None:
             return repieced
         other_kind = self._as_a_piece_still_in_play(after, observation)
@@ -815,8 +820,11 @@ class Referee:
         for name in observation.runners_up:
             lot = parse_lot(name)
             read = after.structures.get(lot)
-            impossible = read is not None and lot not in self.accepted.structures and self._none_left(read.piece)
-            runner_up = _runner_up_to_try(observation, name, IMPOSSIBLE_RUNNER_UP if impossible else LEGAL_RUNNER_UP)
+            fresh = read if read is not None and lot not in self.accepted.structures else None
+            impossible = fresh is not None and self._none_left(fresh.piece)
+            cap_in_doubt = fresh is not None and self._cap_not_the_movers(fresh, observation, name)
+            runner_up = _runner_up_to_try(observation, name,
+                                          IMPOSSIBLE_RUNNER_UP if impossible or cap_in_doubt else LEGAL_RUNNER_UP)
             if (runner_up is None or observation.lot_confidence.get(name, 1.0) >= DOUBTFUL_MOVE and not impossible
                     or after.structures.get(lot) != observation.position.structures.get(lot)
                     or after.structures.get(lot) == self.accepted.structures.get(lot)):
@@ -858,6 +866,45 @@ class Referee:
         if not self._confirmed(after):
             return self._look_again()
         return self._accept_faint(move, {lot: structure})
+
+    def _cap_not_the_movers(self, read: Structure, observation: Observation, name: str) -> bool:
+        """Whether a new tower read with the cap of the player not on turn has the same tower, bare or
+        with the mover's cap, as its runner-up: the tower read surely, only its cap in doubt.
+
+        Why: the caps are the players' own pieces ("3 small white" for one,
+        "3 small black" for the other), so the mover has none of the other's
+        to put down; and the top of a dark translucent tower is what a black
+        cap looks like from above.  A blue tower read "capped black, 0.80;
+        bare, 0.14" on white's turn (path-traced game 126, its corners found
+        on the step from the table) is white's blue tower: warned about, the
+        misread stays, and every later board is a warning.
+        """
+        assert self.game is not None
+        alt = observation.runners_up.get(name)
+        return (read.kind == "tower" and read.cap is not None and read.cap != self.game.turn
+                and alt is not None and alt.structure is not None
+                and alt.structure.with_cap(None) == read.with_cap(None) and alt.structure.cap != read.cap)
+
+    def _piece_used_up(self, after: Position) -> bool:
+        """Whether ``after`` is one build of a piece the player on turn has none of left (as the
+        game was read).
+
+        Why it matters which explanation goes first: such a board is either
+        an older build misread (``_repiece_doubtful``), which the supply shows
+        only when it runs out, or a doubtful build of the last plies that never
+        happened and put the turns out by one (``_retract_doubtful``).  A
+        taken-back build still read there is a piece the camera sees thrown
+        away; a re-read keeps every piece and changes one reading to what that
+        lot shows or showed.  Made-up-art game 3703: white's red tower on H9
+        read "red dome, 0.64–0.82; red tower, 0.10–0.29" for fourteen plies,
+        using up white's red domes; white's real red dome on B3 then took back
+        black's red dome on H8, read 0.77 and still there, as the misread, and
+        gave B3 to black (32 of 38 moves).
+        """
+        assert self.game is not None
+        added = self._added_since_accepted(after)
+        return added is not None and len(added) == 1 \
+            and self.game.supply[self.game.turn][after.structures[added[0]].piece] <= 0
 
     def _none_left(self, piece: Piece) -> bool:
         """Whether every one of ``piece`` in the game is on the board already (as the game was read)."""
@@ -1536,12 +1583,34 @@ class Referee:
         for lot in added:
             if self._best_confidence(lot) >= DOUBTFUL_MOVE:
                 continue
-            if (LOT_NAMES[lot] in self._seen_empty or self._first_seen.get(lot, self._readings) <= self._accepted_at) \
+            if (LOT_NAMES[lot] in self._seen_empty or self._first_seen.get(lot, self._readings) <= self._accepted_at
+                    and not self._came_with_a_taller_neighbour(lot)) \
                     and not self._displaced_tower(lot, after.structures[lot]):
                 continue
             if self._one_legal_move_without(after, lot) is not None:
                 doubtful.append(lot)
         return doubtful
+
+    def _came_with_a_taller_neighbour(self, lot: int) -> bool:
+        """Whether ``lot``'s doubtful piece was first read in the reading that first showed an
+        accepted tower, or a cap on one, beside it.
+
+        Why: a print does not come and stay with a move, but a lean does.  A
+        tower, and more so a capped one, leans outward in the image over the
+        lot beside it, and the reader can take its top for a piece there: a
+        red tower read on A7 at 0.69–0.80 from the reading that showed
+        white's cap on the red tower on A6 (made-up-art game 1100, its
+        corners placed on the step from the table).  Counted as a piece that
+        stayed since before the last move, it was caught up as white's move
+        with white's next real build as black's, and the turn order was out
+        for the rest of the game.
+        """
+        assert self.accepted is not None
+        first = self._first_seen.get(lot)
+        return first is not None and any(
+            self._landed_at.get(beside) == first
+            and (tower := self.accepted.structures.get(beside)) is not None and tower.kind == "tower"
+            for beside in NEIGHBOURS[lot])
 
     def _displaced_tower(self, lot: int, new: Structure) -> bool:
         """Whether an accepted tower of ``new``'s colour beside ``lot`` reads, since the board last
@@ -1582,8 +1651,10 @@ class Referee:
         return inference.move if inference.kind == "move" else None
 
     def _note_accepted(self, move: Move) -> None:
-        """Remember how surely the move's build, and its cap, were read when it was accepted."""
+        """Remember how surely the move's build, and its cap, were read when it was accepted, and
+        the reading each was first seen in."""
         if move.lot is not None:
+            self._landed_at[move.lot] = self._first_seen.get(move.lot, self._readings)
             self._accepted_confidence[move.lot] = self._best_confidence(move.lot)
             if self._observation is not None and _surely_a_piece(self._observation, LOT_NAMES[move.lot]):
                 self._built_surely.add(move.lot)
@@ -1591,6 +1662,7 @@ class Referee:
                 self._built_surely.discard(move.lot)
             self._read_unsurely.pop(move.lot, None)  # counted now
         if move.cap is not None:
+            self._landed_at[move.cap] = self._cap_seen.get(move.cap, self._readings)
             self._cap_confidence[move.cap] = min(self._best_confidence(move.cap),
                                                  self._cap_doubted.get(move.cap, 1.0))
 
