@@ -470,6 +470,7 @@ class Referee:
         self._read_unsurely.clear()
         self._structures_seen.clear()
         self._cap_before.clear()
+        self._landed_at.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
         return self._emit(Light.GREEN, self._turn_screen(), Beep.ATTENTION, (record,))
