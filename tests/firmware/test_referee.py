@@ -2,7 +2,7 @@ import copy
 
 import pytest
 
-from boardcam.engine.aliencity import LOT_NAMES, TILE_LOTS, TILE_OF, Move, Piece, Position, Structure
+from boardcam.engine.aliencity import LOT_NAMES, NEIGHBOURS, TILE_LOTS, TILE_OF, Move, Piece, Position, Structure
 from boardcam.firmware.lights import Beep, ButtonEvent, Light
 from boardcam.firmware.referee import Observation, Phase, Referee, RunnerUp
 from boardcam.firmware.screens import ScreenKind
@@ -1987,8 +1987,6 @@ def _a_lean_that_could_pass_for_a_move(game):
     """A ply p building a tower, a lot beside it empty three plies on, and a piece that on that lot
     would be a legal move for the player of ply p + 2, with ply p + 2's real build then legal for
     the other player: the order a catch-up would take them in."""
-    from boardcam.engine.aliencity import NEIGHBOURS
-
     boards = positions_of(game)
     for p, move in enumerate(game.moves[:-3]):
         if move.piece is None or move.piece.kind != "tower":

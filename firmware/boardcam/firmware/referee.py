@@ -670,7 +670,7 @@ class Referee:
         read = after.structures[lot]
         if read.cap is not None or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= DOUBTFUL_MOVE:
             return None
-        if any(self.game.supply[player][read.piece] > 0 for player in PLAYERS):
+        if not self._none_left(read.piece):
             return None
         if read.kind == "dome" and read.color not in TOWER_COLORS:  # a black dome has no other kind
             return None
@@ -883,8 +883,7 @@ class Referee:
         assert self.game is not None
         alt = observation.runners_up.get(name)
         return (read.kind == "tower" and read.cap is not None and read.cap != self.game.turn
-                and alt is not None and alt.structure is not None
-                and alt.structure.with_cap(None) == read.with_cap(None) and alt.structure.cap != read.cap)
+                and alt is not None and _only_its_cap_in_doubt(read, alt))
 
     def _piece_used_up(self, after: Position) -> bool:
         """Whether ``after`` is one build of a piece the player on turn has none of left (as the
@@ -1685,8 +1684,7 @@ class Referee:
         for name, alt in observation.runners_up.items():
             lot = parse_lot(name)
             read = observation.position.structures.get(lot)
-            if read is None or alt.structure is None or lot in self.accepted.structures \
-                    or alt.structure.with_cap(None) != read.with_cap(None):
+            if read is None or lot in self.accepted.structures or not _only_its_cap_in_doubt(read, alt):
                 continue
             self._cap_doubted[lot] = float(confidence.get(name, 1.0))
             confidence[name] = min(1.0, self._cap_doubted[lot] + alt.probability)
@@ -2937,6 +2935,12 @@ def _changed_lots(before: Position, after: Position) -> list[str]:
     return sorted((LOT_NAMES[lot] for lot in lots
                    if before.structures.get(lot) != after.structures.get(lot)),
                   key=parse_lot)
+
+
+def _only_its_cap_in_doubt(read: Structure, alt: RunnerUp) -> bool:
+    """Whether the runner-up is the piece read with the other cap, or none: the piece sure, its cap
+    in doubt (a runner-up is never the answer itself)."""
+    return alt.structure is not None and alt.structure.with_cap(None) == read.with_cap(None)
 
 
 def _runner_up_to_try(observation: Observation, name: str, bar: float = LEGAL_RUNNER_UP) -> Structure | None:
