@@ -244,6 +244,7 @@ class Referee:
         self._first_seen: dict[int, int] = {}
         self._cap_seen: dict[int, int] = {}  # the same for new caps, by the capped lot
         self._landed_at: dict[int, int] = {}  # ...kept for the accepted builds and caps, by lot
+        self._changed_arrivals: set[int] = set()  # new lots first read as their look changed (_note_arrivals)
         self._readings = 0
         self._accepted_at = 0  # the reading the last move was accepted with
         # Faint builds: the lots read empty surely since the last move, and the
@@ -683,8 +684,8 @@ class Referee:
     def _pending_arrivals(self, arrivals: list[str], changed: list[str], unsure: list[str],
                           observation: Observation) -> list[str]:
         """The new pieces read too unsurely to count that were a move of their own: each some
-        piece at least ``PENDING_PIECE`` probable (``_piece_probability``), read surely empty since
-        the last move, and first seen before every change read surely now.
+        piece at least ``PENDING_PIECE`` probable (``_piece_probability``), on a lot something came
+        to since the last move (``_arrived_on``), and first seen before every change read surely now.
 
         Why: a red dome that a leaning neighbour half hides can read "red
         tower, 0.6; red dome, 0.4" for as long as it stands, and when the
@@ -705,7 +706,7 @@ class Referee:
             return []
         first_sure = min(self._first_seen.get(lot, self._readings) for lot in sure)
         return [name for name in arrivals
-                if name in self._seen_empty and self._first_seen.get(parse_lot(name), self._readings) < first_sure
+                if self._arrived_on(lot := parse_lot(name)) and self._first_seen.get(lot, self._readings) < first_sure
                 and _piece_probability(observation, name) >= PENDING_PIECE]
 
     def _caught_up_with_pending(self, board: Position, pending: list[str],
@@ -1571,9 +1572,10 @@ class Referee:
         a phantom puts the turn order out for the rest of the game; taken as
         one, a real coin is a move missed.  A lot read surely empty since the
         last move and now showing something has changed: a piece, however
-        faintly read.  So has a lot that has shown the same doubtful piece
-        since before the last move: a print does not come and stay with a
-        move.  A lot that did neither is one whose print already looked half
+        faintly read.  So has a lot whose look changed in the reading that
+        first showed the piece (``_arrived_on``).  So has a lot that has
+        shown the same doubtful piece since before the last move: a print
+        does not come and stay with a move.  A lot that did neither is one whose print already looked half
         like a piece, and a doubtful piece there is that print again.
         Except beside a tower that has lost its shape (``_displaced_tower``):
         a lot read surely empty until then is that tower's top, not a piece.
@@ -1583,13 +1585,18 @@ class Referee:
         for lot in added:
             if self._best_confidence(lot) >= DOUBTFUL_MOVE:
                 continue
-            if (LOT_NAMES[lot] in self._seen_empty or self._first_seen.get(lot, self._readings) <= self._accepted_at
+            if (self._arrived_on(lot) or self._first_seen.get(lot, self._readings) <= self._accepted_at
                     and not self._came_with_a_taller_neighbour(lot)) \
                     and not self._displaced_tower(lot, after.structures[lot]):
                 continue
             if self._one_legal_move_without(after, lot) is not None:
                 doubtful.append(lot)
         return doubtful
+
+    def _arrived_on(self, lot: int) -> bool:
+        """Whether something came to ``lot`` since the last move: it read surely empty since, or
+        its look changed as a piece first showed there (``_note_changed_arrivals``)."""
+        return LOT_NAMES[lot] in self._seen_empty or lot in self._changed_arrivals
 
     def _came_with_a_taller_neighbour(self, lot: int) -> bool:
         """Whether ``lot``'s doubtful piece was first read in the reading that first showed an
@@ -2399,6 +2406,31 @@ class Referee:
         new = [lot for lot in after.structures if lot not in old]
         self._first_seen = {lot: self._first_seen.get(lot, self._readings) for lot in new}
         self._cap_seen = {lot: self._cap_seen.get(lot, self._readings) for lot in _new_caps(old, after.structures)}
+        self._note_changed_arrivals()
+
+    def _note_changed_arrivals(self) -> None:
+        """Remember the new lots whose look changed (``Observation.departed``) in the reading that
+        first showed a piece there, with no other build or cap first showing beside them then.
+
+        Why: a doubtful new piece counts as an arrival when its lot read
+        surely empty since the last move, and a lot whose print looks a
+        little like a piece may never have (made-up-art game 2802: a red
+        dome on its red tile read "red dome 0.61, red tower 0.38" from the
+        frame it came in, on a lot that had read empty only unsurely; left
+        uncounted, the next build went to the wrong player: 30 of 38 moves,
+        2 false warnings).  A print does not change its look between two
+        still frames, but a piece set on it does.  So does a lean or a
+        shadow, when a tower or a cap lands beside it in the same reading:
+        those lots are left out (game 1104: white's cap on H7 changed the
+        look of G7, which then read "black dome" unsurely, and counted, it
+        was caught up as a move).
+        """
+        departed = self._observation.departed if self._observation is not None else frozenset()
+        fresh = {lot for lot, seen in self._first_seen.items() if seen == self._readings}
+        landed = fresh | {lot for lot, seen in self._cap_seen.items() if seen == self._readings}
+        kept = {lot for lot in self._changed_arrivals if lot in self._first_seen}
+        self._changed_arrivals = kept | {lot for lot in fresh if LOT_NAMES[lot] in departed
+                                         and not any(beside in landed for beside in NEIGHBOURS[lot])}
 
     def _arrival_order(self, lots: list[int]) -> list[int]:
         """``lots`` in the order the camera first saw them (unseen ones last, by lot)."""
