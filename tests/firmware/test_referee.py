@@ -2068,3 +2068,62 @@ def test_a_piece_used_up_by_an_old_misread_re_reads_it_before_taking_back_the_la
     assert out.light is Light.GREEN
     assert not any(r["type"] == "correction" and r.get("undo") and not r.get("repieced") for r in records)
     assert referee.game.moves == game.moves[: q + 1]
+
+
+def _two_shadows_that_could_pass_for_moves():
+    """A game, a ply p building without a cap, and two empty lots each beside a different tower
+    standing before p, with a tower of that tower's colour on each: with ply p's build, some order of
+    the three builds, turn by turn, is legal (what a catch-up would take)."""
+    from itertools import permutations
+
+    for seed in range(80):
+        game = played_game(seed)
+        boards = positions_of(game)
+        for p in range(4, game.ply - 3):
+            move = game.moves[p]
+            if move.lot is None or move.cap is not None:
+                continue
+            before = game_after(game, p)
+            towers = [(lot, s) for lot, s in before.position.structures.items() if s.kind == "tower"]
+            spots = []
+            for lot, tower in towers:
+                free = [b for b in NEIGHBOURS[lot] if b != move.lot and LOT_NAMES[b] not in boards[p + 3]["structures"]
+                        and b not in before.position.structures and b not in [s for s, _ in spots]]
+                if free:
+                    spots.append((free[0], tower.color))
+                if len(spots) == 2:
+                    break
+            if len(spots) < 2:
+                continue
+            builds = [(move.lot, move.piece), *((lot, Piece("tower", colour)) for lot, colour in spots)]
+            if any(_legal_in_turn(game_after(game, p), order) for order in permutations(builds)):
+                return game, p, spots
+    raise LookupError("no two shadows that could pass for moves")
+
+
+def _legal_in_turn(game, builds):
+    """Whether ``builds`` (lot, piece), each by the player on turn, are legal one after the other."""
+    for lot, piece in builds:
+        move = Move(game.turn, lot, piece)
+        if game.violations(move):
+            return False
+        game.push(move)
+    return True
+
+
+def test_two_doubtful_towers_beside_towers_of_their_colour_with_a_build_are_shadows_not_moves():
+    """A build read surely with, from the same reading, two towers read doubtfully (0.82, 0.85) on
+    lots beside towers of their colour, lots read surely empty before: the lamp moved and the tall
+    towers' shadows fell there (printed game 4605: caught up as three moves, the turns were out for
+    the rest of the game).  The build is taken alone."""
+    game, p, spots = _two_shadows_that_could_pass_for_moves()
+    boards = positions_of(game)
+    referee = started(boards, p)
+    shadows = dict(boards[p + 1], structures={**boards[p + 1]["structures"],
+                                             **{LOT_NAMES[lot]: {"kind": "tower", "color": colour}
+                                                for lot, colour in spots}})
+    doubt = {LOT_NAMES[lot]: c for (lot, _), c in zip(spots, (0.82, 0.85))}
+    empty = {LOT_NAMES[lot]: RunnerUp(None, 0.15, 0.9) for lot, _ in spots}
+    for _ in range(referee.max_looks + 1):
+        referee.observe(seen(shadows, doubt, runners_up=empty))
+    assert referee.game.moves == game.moves[: p + 1]

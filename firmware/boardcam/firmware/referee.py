@@ -1591,7 +1591,29 @@ class Referee:
                 continue
             if self._one_legal_move_without(after, lot) is not None:
                 doubtful.append(lot)
-        return doubtful
+        return doubtful or self._shadows_of_towers(after, added)
+
+    def _shadows_of_towers(self, after: Position, added: list[int]) -> list[int]:
+        """Two or more new towers read doubtfully, first read in one reading, each beside an
+        accepted tower of its colour, without which the board is one legal move; else none.
+
+        Why: when the lamp moves, a tall tower's shadow falls on a lot beside
+        it, and its dark outline on the print reads as a tower of that colour.
+        Printed game 4605: the lamp changed as black built on D7, and the
+        lots beside the capped blue tower on E3 and the capped green tower on
+        G7, both surely empty before, read "blue tower 0.82" and "green tower
+        0.85"; caught up as three moves with D7, they put the turns out for
+        the rest of the game (8 of 38 moves, 6 false warnings).  Each alone
+        is no phantom by the rule above, as its lot read surely empty, but
+        two moves more than the one a hand made, each the shape and colour
+        of the tower beside it, are likelier the light than the players.
+        """
+        assert self.accepted is not None
+        towers = [lot for lot in added if self._best_confidence(lot) < DOUBTFUL_MOVE
+                  and _beside_a_tower_like(self.accepted, lot, after.structures[lot])]
+        if len(towers) < 2 or len({self._first_seen.get(lot) for lot in towers}) != 1:
+            return []
+        return towers if self._legal_move_to(_without(after, *towers)) is not None else []
 
     def _arrived_on(self, lot: int) -> bool:
         """Whether something came to ``lot`` since the last move: it read surely empty since, or
@@ -2967,6 +2989,13 @@ def _changed_lots(before: Position, after: Position) -> list[str]:
     return sorted((LOT_NAMES[lot] for lot in lots
                    if before.structures.get(lot) != after.structures.get(lot)),
                   key=parse_lot)
+
+
+def _beside_a_tower_like(board: Position, lot: int, structure: Structure) -> bool:
+    """Whether ``structure`` is a tower and ``board`` has a tower of its colour on a lot beside ``lot``."""
+    return structure.kind == "tower" and any(
+        (beside := board.structures.get(other)) is not None and beside.kind == "tower" and beside.color == structure.color
+        for other in NEIGHBOURS[lot])
 
 
 def _only_its_cap_in_doubt(read: Structure, alt: RunnerUp) -> bool:
