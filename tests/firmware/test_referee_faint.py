@@ -579,13 +579,15 @@ def test_a_lot_whose_look_changed_with_a_new_piece_beside_it_is_no_arrival_of_it
     for seed in range(60):
         game = played_game(seed)
         boards = positions_of(game)
-        move = game.moves[3]
+        move, next_turn = game.moves[3], game_after(game, 4)
         if move.lot is None or move.cap is not None:
             continue
         beside = next((b for b in NEIGHBOURS[move.lot] if LOT_NAMES[b] not in boards[6]["structures"]
-                       and not game_after(game, 4).violations(Move(game_after(game, 4).turn, b, move.piece))), None)
+                       and not next_turn.violations(Move(next_turn.turn, b, move.piece))), None)
         if beside is not None:
             break
+    else:
+        raise LookupError("no lot beside a build where the same piece would be the next legal move")
     name = LOT_NAMES[beside]
     referee = Referee(max_looks=2, confirm_reads=1)
     for doc in boards[:3]:

@@ -472,6 +472,7 @@ class Referee:
         self._structures_seen.clear()
         self._cap_before.clear()
         self._landed_at.clear()
+        self._changed_arrivals.clear()
         self.board_moved()
         record = {"type": "start", "tiles": self.layout.to_json()["tiles"], "rules": self.rules.name}
         return self._emit(Light.GREEN, self._turn_screen(), Beep.ATTENTION, (record,))
@@ -1575,10 +1576,13 @@ class Referee:
         faintly read.  So has a lot whose look changed in the reading that
         first showed the piece (``_arrived_on``).  So has a lot that has
         shown the same doubtful piece since before the last move: a print
-        does not come and stay with a move.  A lot that did neither is one whose print already looked half
-        like a piece, and a doubtful piece there is that print again.
-        Except beside a tower that has lost its shape (``_displaced_tower``):
-        a lot read surely empty until then is that tower's top, not a piece.
+        does not come and stay with a move.  A lot that did neither is one
+        whose print already looked half like a piece, and a doubtful piece
+        there is that print again.  Except beside a tower that has lost its
+        shape (``_displaced_tower``): a lot read surely empty until then is
+        that tower's top, not a piece.  With no such lot, two or more
+        doubtful towers beside towers of their colour may be those towers'
+        shadows together (``_shadows_of_towers``).
         """
         assert self.game is not None and self.accepted is not None
         doubtful = []
