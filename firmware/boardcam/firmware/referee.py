@@ -1640,10 +1640,8 @@ class Referee:
         """
         assert self.accepted is not None
         first = self._first_seen.get(lot)
-        return first is not None and any(
-            self._landed_at.get(beside) == first
-            and (tower := self.accepted.structures.get(beside)) is not None and tower.kind == "tower"
-            for beside in NEIGHBOURS[lot])
+        return first is not None and any(self._landed_at.get(beside) == first
+                                         for beside in _towers_beside(self.accepted, lot))
 
     def _displaced_tower(self, lot: int, new: Structure) -> bool:
         """Whether an accepted tower of ``new``'s colour beside ``lot`` reads, since the board last
@@ -1657,13 +1655,12 @@ class Referee:
         the turn order was out for the rest of the game).
         """
         assert self.accepted is not None
-        for beside in NEIGHBOURS[lot]:
-            tower = self.accepted.structures.get(beside)
+        for beside in _towers_beside(self.accepted, lot, new.color):
             best = self._best.get(LOT_NAMES[beside])
-            if tower is None or tower.kind != "tower" or tower.color != new.color or best is None:
+            if best is None:
                 continue
             read = best[1]
-            if read is None or read.get("kind") != "tower" or read.get("color") != tower.color:
+            if read is None or read.get("kind") != "tower" or read.get("color") != new.color:
                 return True
         return False
 
@@ -2995,11 +2992,16 @@ def _changed_lots(before: Position, after: Position) -> list[str]:
                   key=parse_lot)
 
 
+def _towers_beside(board: Position, lot: int, colour: str | None = None) -> list[int]:
+    """The lots beside ``lot`` on which ``board`` has a tower (of ``colour``, when given)."""
+    return [beside for beside in NEIGHBOURS[lot]
+            if (tower := board.structures.get(beside)) is not None and tower.kind == "tower"
+            and colour in (None, tower.color)]
+
+
 def _beside_a_tower_like(board: Position, lot: int, structure: Structure) -> bool:
     """Whether ``structure`` is a tower and ``board`` has a tower of its colour on a lot beside ``lot``."""
-    return structure.kind == "tower" and any(
-        (beside := board.structures.get(other)) is not None and beside.kind == "tower" and beside.color == structure.color
-        for other in NEIGHBOURS[lot])
+    return structure.kind == "tower" and bool(_towers_beside(board, lot, structure.color))
 
 
 def _only_its_cap_in_doubt(read: Structure, alt: RunnerUp) -> bool:
