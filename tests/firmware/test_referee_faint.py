@@ -3,6 +3,7 @@
 import pytest
 
 from boardcam.engine.aliencity import LOT_NAMES, Move
+from boardcam.engine.aliencity.board import column_of, row_of
 from boardcam.engine.aliencity.position import structure_from_json
 from boardcam.firmware.lights import Light
 from boardcam.firmware.referee import Referee, RunnerUp
@@ -154,15 +155,16 @@ def test_a_new_piece_read_unsurely_wins_over_a_faint_one(game, boards):
 # ------------------------------------------------------------------ faint caps
 
 
-def cap_chance_setup(game, boards):
-    """The first ply whose build, made without a cap, could have capped an older unclaimed tower:
-    (its index k, the move, the tower's lot name, that tower capped by the mover)."""
+def cap_chance_setup(game, boards, *, apart=range(1, 10), build="tower dome"):
+    """The first ply whose build (of a kind in ``build``), made without a cap, could have capped an
+    older unclaimed tower ``apart`` lots from it: (its index k, the move, the tower's lot name, that
+    tower capped by the mover)."""
     for k, move in enumerate(game.moves[:-1]):
-        if move.cap is not None or move.is_pass:
+        if move.cap is not None or move.is_pass or move.piece.kind not in build:
             continue
         before = game_after(game, k)
         for lot, structure in before.position.structures.items():
-            if structure.kind == "tower" and structure.cap is None and lot != move.lot:
+            if structure.kind == "tower" and structure.cap is None and _lots_apart(lot, move.lot) in apart:
                 if not before.violations(Move(move.player, move.lot, move.piece, lot)):
                     capped = dict(boards[k]["structures"][LOT_NAMES[lot]], cap=move.player)
                     return k, move, LOT_NAMES[lot], capped
@@ -218,6 +220,50 @@ def test_no_faint_cap_without_a_clear_new_doubt(game, boards, why):
     referee = up_to(boards, k, before)
     out = referee.observe(seen(boards[k + 1], {tower: 0.52}, runners_up={tower: faint(capped, probability, 1.0)}))
     assert out.light is Light.GREEN and referee.game.moves[-1] == move and "faint" not in out.records[0]
+
+
+def _lots_apart(a, b):
+    return max(abs(column_of(a) - column_of(b)), abs(row_of(a) - row_of(b)))
+
+
+@pytest.mark.parametrize("looks_changed, taken", [("the tower's", True), ("the tower's, a reading before", True),
+                                                  ("none", False), ("the tower's and a lot far off", False),
+                                                  ("the tower's, in a new tower's shadow", False)])
+def test_a_cap_read_as_often_before_goes_with_the_build_when_the_towers_look_changed_with_it(
+        game, boards, looks_changed, taken):
+    """A tower that read "capped" by the next mover all along (a shaded face under its apex) gets
+    that cap with the mover's build when its look changed then, away from the build and its shadow,
+    and nothing else did."""
+    if looks_changed.endswith("shadow"):
+        game = next(g for g in map(played_game, range(11, 60)) if _has_cap_chance(g, apart=range(2, 3), build="tower"))
+        boards = positions_of(game)
+        k, move, tower, capped = cap_chance_setup(game, boards, apart=range(2, 3), build="tower")
+    else:
+        k, move, tower, capped = cap_chance_setup(game, boards, apart=range(3, 10))
+    referee = up_to(boards, k, {tower: (0.55, faint(capped, 0.45, 1.0))})
+    tower_id = LOT_NAMES.index(tower)
+    far = next(name for lot, name in enumerate(LOT_NAMES)
+               if _lots_apart(lot, move.lot) > 2 and _lots_apart(lot, tower_id) > 1)
+    departed = {"the tower's": {tower, LOT_NAMES[move.lot]}, "none": {LOT_NAMES[move.lot]},
+                "the tower's, in a new tower's shadow": {tower, LOT_NAMES[move.lot]},
+                "the tower's and a lot far off": {tower, LOT_NAMES[move.lot], far}}.get(looks_changed)
+    if departed is None:  # the cap came in a reading of its own, the build read only later
+        referee.observe(seen(boards[k], {tower: 0.52}, runners_up={tower: faint(capped, 0.48, 1.0)},
+                             departed=frozenset({tower})))
+        departed = {LOT_NAMES[move.lot]}
+    out = referee.observe(seen(boards[k + 1], {tower: 0.52}, runners_up={tower: faint(capped, 0.48, 1.0)},
+                               departed=frozenset(departed)))
+    assert out.light is Light.GREEN and referee.game.ply == k + 1
+    expected = Move(move.player, move.lot, move.piece, tower_id) if taken else move
+    assert referee.game.moves[-1] == expected and out.records[0].get("faint", False) is taken
+
+
+def _has_cap_chance(game, **kwargs):
+    try:
+        cap_chance_setup(game, positions_of(game), **kwargs)
+    except LookupError:
+        return False
+    return True
 
 
 def tower_then_a_build_that_could_cap_it(game, boards):

@@ -197,6 +197,8 @@ DEPARTED_PIECE_SHARE = 0.5
 FAINT_CAP_PROBABILITY = 0.25
 #: ...and this much more probable than on any still reading since the last move
 FAINT_CAP_RISE = 0.2
+#: how many lots from a new piece of each kind its shadow and lean may change a lot's look
+BUILD_SHADOW_REACH = {"tower": 2, "dome": 1}
 #: a new piece read below DOUBTFUL_MOVE whose runner-up answer is this probable and the one legal
 #: move is taken as that answer (see Referee._legal_runner_up)
 LEGAL_RUNNER_UP = 0.2
@@ -257,6 +259,7 @@ class Referee:
         # piece, since the accepted board they were seen after (see _note_departed)
         self._departed: dict[int, Structure] = {}
         self._departed_since: Position | None = None
+        self._looks_changed: set[int] = set()  # every lot whose look changed since that board
         self._departed_builds: set[int] = set()  # the faint builds taken so, which read "empty" surely
         # Lots whose reading must meet a higher bar than min_confidence until
         # they read surely empty: icon lots where a structure showed while
@@ -1086,7 +1089,8 @@ class Referee:
         lean change its neighbours' looks."""
         assert self.accepted is not None
         if self._departed_since is not self.accepted:
-            self._departed_since, self._departed = self.accepted, {}
+            self._departed_since, self._departed, self._looks_changed = self.accepted, {}, set()
+        self._looks_changed |= {parse_lot(name) for name in observation.departed}
         standing = set(self.accepted.structures) | set(observation.position.structures)
         moved = [parse_lot(name) for name in changed] + \
             [lot for lot in map(parse_lot, observation.departed) if lot in standing]
@@ -1256,7 +1260,9 @@ class Referee:
         with "capped, 0.48" behind it.  Read in the very reading that shows
         the mover's build, on a tower whose cap was out of the question on
         every still reading before, that cap is the build's claim; taken
-        later, it would be a cap without a build.
+        later, it would be a cap without a build.  A tower whose look
+        changed since the last move, alone away from the build, counts even
+        when its cap was as probable before (``_capped_as_it_changed``).
         """
         assert self.game is not None and self.accepted is not None
         if move.is_pass or move.cap is not None:
@@ -1266,13 +1272,39 @@ class Referee:
             if tower.kind != "tower" or tower.cap is not None or (lot, move.player) not in self._cap_before:
                 continue
             chance = _cap_chance(observation, lot, tower.with_cap(move.player), at_most=False)
-            if (chance >= FAINT_CAP_PROBABILITY
-                    and chance - self._cap_before[(lot, move.player)] >= FAINT_CAP_RISE):
+            if chance >= FAINT_CAP_PROBABILITY and (
+                    chance - self._cap_before[(lot, move.player)] >= FAINT_CAP_RISE
+                    or self._capped_as_it_changed(lot, move)):
                 candidates.append(lot)
         if len(candidates) != 1:
             return None
         amended = Move(move.player, move.lot, move.piece, candidates[0])
         return None if self.game.violations(amended) else amended
+
+    def _capped_as_it_changed(self, tower: int, move: Move) -> bool:
+        """Whether the tower's look changed since the last move, away from ``move``'s build, with
+        every other lot whose look changed since beside the build or the tower.
+
+        Why: seen from nearly above, a blue tower's face turned from the
+        lamps is as dark under its apex as a black cap, so the tower can
+        read "capped black" from the frame it came in.  When black caps it
+        later, the reading says what it said before and no cap rises; but a
+        cap set on a tower changes its look.  Path-traced game 126: black
+        built on G1 and capped E4, whose tower had read "capped black" at
+        0.7 to 0.9 since white built it; the lots whose look changed were
+        G1, its neighbours and E4, and the cap was missed.  A moved lamp or
+        a bumped board changes lots all over, and is no cap; and a new
+        tower's shadow reaches two lots (a dome's, one), so a tower that
+        near the build may have changed its look by that alone.  The looks
+        are counted over every reading since the last move, as the build may
+        be read too unsurely to count in the reading that saw the cap come.
+        """
+        if self._departed_since is not self.accepted or tower not in self._looks_changed or move.lot is None:
+            return False
+        reach = BUILD_SHADOW_REACH[move.piece.kind]
+        if _lots_apart(tower, move.lot) <= reach:
+            return False
+        return all(_lots_apart(lot, move.lot) <= reach or _touching(lot, tower) for lot in self._looks_changed)
 
     def _with_faint_builds(self, after: Position, observation: Observation) -> Position:
         """``after`` with each faint build still standing where the reading's doubt still points to it.
@@ -2982,7 +3014,12 @@ def _setup_screen(*lines: str) -> Screen:
 
 def _touching(a: int, b: int) -> bool:
     """Whether two lots are the same or side by side, diagonals included."""
-    return abs(column_of(a) - column_of(b)) <= 1 and abs(row_of(a) - row_of(b)) <= 1
+    return _lots_apart(a, b) <= 1
+
+
+def _lots_apart(a: int, b: int) -> int:
+    """How many lots apart two lots are, a diagonal step counting one."""
+    return max(abs(column_of(a) - column_of(b)), abs(row_of(a) - row_of(b)))
 
 
 def _changed_lots(before: Position, after: Position) -> list[str]:
