@@ -579,6 +579,32 @@ def test_a_piece_on_an_icon_lot_that_rule_5_keeps_free_needs_a_surer_reading(gam
     assert out.light is Light.RED and any(v.rule == 5 for v in sure.verdict.violations)
 
 
+@pytest.mark.parametrize("looks_changed, warned", [("its own", True), ("its own and a neighbour's", True),
+                                                   ("none", False), ("its own and a lot far off", False)])
+def test_a_piece_set_on_an_icon_lot_that_rule_5_keeps_free_is_warned_about_when_its_look_alone_changed(
+        game, boards, looks_changed, warned):
+    """A piece put on the icon lot (read at 0.85) changes that lot's look as it comes, and nothing
+    far off; an icon print read as a piece does not (all along) or does with lots all over the board
+    (a lamp change).  The first is an illegal build like any other."""
+    from boardcam.engine.aliencity import parse_lot
+    from boardcam.engine.aliencity.board import column_of, row_of
+
+    referee, _ = _three_plies_in(boards)
+    icon, piece = _icon_kept_free(game_after(game, 3), boards[3])
+    lot = parse_lot(icon)
+    beside = LOT_NAMES[NEIGHBOURS[lot][0]]
+    far = next(name for other, name in enumerate(LOT_NAMES)
+               if max(abs(column_of(other) - column_of(lot)), abs(row_of(other) - row_of(lot))) > 2)
+    departed = {"its own": {icon}, "its own and a neighbour's": {icon, beside}, "none": set(),
+                "its own and a lot far off": {icon, far}}[looks_changed]
+    built = with_structure(boards[3], lot, piece.kind, piece.color)
+    outs = [referee.observe(seen(built, {icon: 0.85}, departed=frozenset(departed if look == 0 else ())))
+            for look in range(3)]
+    assert (outs[-1].light is Light.RED) is warned and referee.game.ply == 3
+    if warned:
+        assert any(v.rule == 5 for v in referee.verdict.violations)
+
+
 def _icon_lot_barred_by_colour(game):
     """(ply, icon lot, piece): an empty icon lot and a dome the player to move has, which the rules
     forbid there (rule 2: another colour's dome) while rule 5 does not come into it."""
