@@ -1301,7 +1301,8 @@ class Referee:
         are counted over every reading since the last move, as the build may
         be read too unsurely to count in the reading that saw the cap come.
         """
-        if self._departed_since is not self.accepted or tower not in self._looks_changed or move.lot is None:
+        if self._departed_since is not self.accepted or tower not in self._looks_changed \
+                or move.lot is None or move.piece is None:
             return False
         reach = BUILD_SHADOW_REACH[move.piece.kind]
         if _lots_apart(tower, move.lot) <= reach:
