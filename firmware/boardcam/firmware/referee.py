@@ -273,6 +273,8 @@ class Referee:
         # ...and those read surely as some piece, only which one in doubt (see Referee._retract_doubtful)
         self._built_surely: set[int] = set()
         self._observation: Observation | None = None  # the reading being judged
+        self._departed_before: frozenset[str] = frozenset()  # the lots whose look changed in the reading before
+        self._restless: frozenset[str] = frozenset()  # ...and changed again in this one (see _note_departed)
         # Lots new to the accepted board that showed a structure read too unsurely to count: the
         # structure and the reading it was first so shown at (see _stood_unread)
         self._read_unsurely: dict[int, tuple[Structure, int]] = {}
@@ -496,6 +498,8 @@ class Referee:
     def _observe_game(self, observation: Observation) -> Outputs:
         assert self.game is not None and self.accepted is not None
         self._observation = observation
+        self._restless = observation.departed & self._departed_before
+        self._departed_before = observation.departed
         # The tiles are fixed for the whole game: a misread tile must never
         # turn into a warning, so only the structures are taken from the reading.
         after = self._with_faint_builds(Position(self.accepted.tiles, observation.position.structures), observation)
@@ -1092,7 +1096,7 @@ class Referee:
         assert self.accepted is not None
         if self._departed_since is not self.accepted:
             self._departed_since, self._departed, self._looks_changed = self.accepted, {}, set()
-        self._looks_changed |= {parse_lot(name) for name in observation.departed}
+        self._looks_changed |= {parse_lot(name) for name in observation.departed - self._restless}
         standing = set(self.accepted.structures) | set(observation.position.structures)
         moved = [parse_lot(name) for name in changed] + \
             [lot for lot in map(parse_lot, observation.departed) if lot in standing]
@@ -1299,7 +1303,9 @@ class Referee:
         tower's shadow reaches two lots (a dome's, one), so a tower that
         near the build may have changed its look by that alone.  The looks
         are counted over every reading since the last move, as the build may
-        be read too unsurely to count in the reading that saw the cap come.
+        be read too unsurely to count in the reading that saw the cap come,
+        each but for a lot that changed in the reading before as well
+        (restless: see ``_alone_set_down``).
         """
         if self._departed_since is not self.accepted or tower not in self._looks_changed \
                 or move.lot is None or move.piece is None:
@@ -1378,13 +1384,17 @@ class Referee:
         generated app games missed were pieces on icon lots read at 0.75 to
         0.93, looked at until the players, who put them right within half a
         second, had taken them back (printed game 3400: a black dome on a
-        red tile's icon lot read "black dome, 0.90" five times over).
+        red tile's icon lot read "black dome, 0.90" five times over).  A
+        lot whose look changed in the reading before as well is restless (a
+        flicker of its light or of the frame, not a piece) and is left out:
+        made-up-art game 2001's C1 changed on every reading, and a red dome
+        on an icon lot, read at 0.93, never looked set down alone.
         """
         departed = self._observation.departed if self._observation is not None else frozenset()
         if LOT_NAMES[lot] not in departed:
             return False
         reach = BUILD_SHADOW_REACH[now["kind"]]
-        if not all(_lots_apart(parse_lot(name), lot) <= reach for name in departed):
+        if not all(_lots_apart(parse_lot(name), lot) <= reach for name in departed - self._restless):
             return False
         assert self.accepted is not None
         return not any(other != lot and other not in self.accepted.structures and other not in self._first_seen
