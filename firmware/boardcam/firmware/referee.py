@@ -274,7 +274,7 @@ class Referee:
         self._built_surely: set[int] = set()
         self._observation: Observation | None = None  # the reading being judged
         self._departed_before: frozenset[str] = frozenset()  # the lots whose look changed in the reading before
-        self._restless: frozenset[str] = frozenset()  # ...and changed again in this one (see _note_departed)
+        self._restless: frozenset[str] = frozenset()  # ...and changed again in this one (see _looks_set_down_alone)
         # Lots new to the accepted board that showed a structure read too unsurely to count: the
         # structure and the reading it was first so shown at (see _stood_unread)
         self._read_unsurely: dict[int, tuple[Structure, int]] = {}
@@ -1305,7 +1305,7 @@ class Referee:
         are counted over every reading since the last move, as the build may
         be read too unsurely to count in the reading that saw the cap come,
         each but for a lot that changed in the reading before as well
-        (restless: see ``_alone_set_down``).
+        (restless: see ``_looks_set_down_alone``).
         """
         if self._departed_since is not self.accepted or tower not in self._looks_changed \
                 or move.lot is None or move.piece is None:
@@ -1362,7 +1362,7 @@ class Referee:
             lot, now = parse_lot(name), self._best[name][1]
             if now is None or lot in built or not self._icon_kept_free(lot, now):
                 continue
-            if lot not in self._first_seen and self._alone_set_down(lot, now, changed):
+            if lot not in self._first_seen and self._looks_set_down_alone(lot, now, changed):
                 self._set_down_alone.add(lot)
             if lot not in self._set_down_alone:
                 self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), ICON_ARRIVAL_CONFIDENCE)
@@ -1370,10 +1370,10 @@ class Referee:
                   if self._best[name][0] < self._bar(parse_lot(name), parse_lot(name) in built, self._best[name][1])]
         return Position.from_json(doc), unsure
 
-    def _alone_set_down(self, lot: int, now: Mapping[str, Any], changed: list[str]) -> bool:
-        """Whether ``lot``'s look changed in this reading (``Observation.departed``) with every lot
-        whose look changed within the shadow of ``now`` (position JSON) set there, and no other lot
-        first showing a piece.
+    def _looks_set_down_alone(self, lot: int, now: Mapping[str, Any], changed: list[str]) -> bool:
+        """Whether ``lot``'s look changed in this reading (``Observation.departed``), every other lot
+        whose look changed (but restless ones) lies within the shadow of ``now`` (position JSON) set
+        there, and no other lot first shows a piece.
 
         Why: an icon read as a piece is the print misread, mostly after a
         lamp change, which changes the look of lots all over the board,
