@@ -15,12 +15,18 @@ from boardcam.engine.aliencity import (
     positions_after_moves,
     random_game,
 )
+from boardcam.engine.aliencity.board import column_of, row_of
 from boardcam.firmware.referee import Observation
 
 
 def seen(doc: dict[str, Any], confidence: dict[str, float] | None = None, **kwargs: Any) -> Observation:
     """What the referee gets from a vision that read ``doc`` (sure of every lot unless ``confidence`` says otherwise)."""
     return Observation(Position.from_json(doc), confidence or {}, **kwargs)
+
+
+def lots_apart(a: int, b: int) -> int:
+    """How many lots apart two lots are, a diagonal step counting one."""
+    return max(abs(column_of(a) - column_of(b)), abs(row_of(a) - row_of(b)))
 
 
 def played_game(seed: int) -> Game:

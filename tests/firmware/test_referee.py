@@ -7,7 +7,7 @@ from boardcam.firmware.lights import Beep, ButtonEvent, Light
 from boardcam.firmware.referee import Observation, Phase, Referee, RunnerUp
 from boardcam.firmware.screens import ScreenKind
 
-from helpers import apply, game_after, illegal_build, played_game, positions_of, seen, with_structure
+from helpers import apply, game_after, illegal_build, lots_apart, played_game, positions_of, seen, with_structure
 
 
 def started(boards, plies=0):
@@ -588,14 +588,13 @@ def test_a_piece_set_on_an_icon_lot_that_rule_5_keeps_free_is_warned_about_when_
     far off; an icon print read as a piece does not (all along) or does with lots all over the board
     (a lamp change).  The first is an illegal build like any other."""
     from boardcam.engine.aliencity import parse_lot
-    from boardcam.engine.aliencity.board import column_of, row_of
 
     referee, _ = _three_plies_in(boards)
     icon, piece = _icon_kept_free(game_after(game, 3), boards[3])
     lot = parse_lot(icon)
     beside = LOT_NAMES[NEIGHBOURS[lot][0]]
     far = next(name for other, name in enumerate(LOT_NAMES)
-               if max(abs(column_of(other) - column_of(lot)), abs(row_of(other) - row_of(lot))) > 2)
+               if lots_apart(other, lot) > 2)
     departed = {"its own": {icon}, "its own and a neighbour's": {icon, beside}, "none": set(),
                 "its own and a lot far off": {icon, far}, "its own and a restless lot far off": {icon, far}}[looks_changed]
     if "restless" in looks_changed:  # a lot whose look changes on every reading, a flicker and no piece

@@ -3,13 +3,12 @@
 import pytest
 
 from boardcam.engine.aliencity import LOT_NAMES, Move
-from boardcam.engine.aliencity.board import column_of, row_of
 from boardcam.engine.aliencity.position import structure_from_json
 from boardcam.firmware.lights import Light
 from boardcam.firmware.referee import Referee, RunnerUp
 from boardcam.firmware.screens import ScreenKind
 
-from helpers import apply, game_after, illegal_build, played_game, positions_of, seen
+from helpers import apply, game_after, illegal_build, lots_apart, played_game, positions_of, seen
 
 
 def three_plies_in(boards, confidence=None):
@@ -164,7 +163,7 @@ def cap_chance_setup(game, boards, *, apart=range(1, 10), build="tower dome"):
             continue
         before = game_after(game, k)
         for lot, structure in before.position.structures.items():
-            if structure.kind == "tower" and structure.cap is None and _lots_apart(lot, move.lot) in apart:
+            if structure.kind == "tower" and structure.cap is None and lots_apart(lot, move.lot) in apart:
                 if not before.violations(Move(move.player, move.lot, move.piece, lot)):
                     capped = dict(boards[k]["structures"][LOT_NAMES[lot]], cap=move.player)
                     return k, move, LOT_NAMES[lot], capped
@@ -222,10 +221,6 @@ def test_no_faint_cap_without_a_clear_new_doubt(game, boards, why):
     assert out.light is Light.GREEN and referee.game.moves[-1] == move and "faint" not in out.records[0]
 
 
-def _lots_apart(a, b):
-    return max(abs(column_of(a) - column_of(b)), abs(row_of(a) - row_of(b)))
-
-
 @pytest.mark.parametrize("looks_changed, taken", [("the tower's", True), ("the tower's, a reading before", True),
                                                   ("none", False), ("the tower's and a lot far off", False),
                                                   ("the tower's, in a new tower's shadow", False)])
@@ -243,7 +238,7 @@ def test_a_cap_read_as_often_before_goes_with_the_build_when_the_towers_look_cha
     referee = up_to(boards, k, {tower: (0.55, faint(capped, 0.45, 1.0))})
     tower_id = LOT_NAMES.index(tower)
     far = next(name for lot, name in enumerate(LOT_NAMES)
-               if _lots_apart(lot, move.lot) > 2 and _lots_apart(lot, tower_id) > 1)
+               if lots_apart(lot, move.lot) > 2 and lots_apart(lot, tower_id) > 1)
     departed = {"the tower's": {tower, LOT_NAMES[move.lot]}, "none": {LOT_NAMES[move.lot]},
                 "the tower's, in a new tower's shadow": {tower, LOT_NAMES[move.lot]},
                 "the tower's and a lot far off": {tower, LOT_NAMES[move.lot], far}}.get(looks_changed)

@@ -274,7 +274,9 @@ class Referee:
         self._built_surely: set[int] = set()
         self._observation: Observation | None = None  # the reading being judged
         self._departed_before: frozenset[str] = frozenset()  # the lots whose look changed in the reading before
-        self._restless: frozenset[str] = frozenset()  # ...and changed again in this one (see _looks_set_down_alone)
+        # the lots whose look changed in this reading but not in the one before: a lot that changes on
+        # reading after reading is restless, a flicker and no piece (see _looks_set_down_alone)
+        self._newly_departed: frozenset[str] = frozenset()
         # Lots new to the accepted board that showed a structure read too unsurely to count: the
         # structure and the reading it was first so shown at (see _stood_unread)
         self._read_unsurely: dict[int, tuple[Structure, int]] = {}
@@ -498,7 +500,7 @@ class Referee:
     def _observe_game(self, observation: Observation) -> Outputs:
         assert self.game is not None and self.accepted is not None
         self._observation = observation
-        self._restless = observation.departed & self._departed_before
+        self._newly_departed = observation.departed - self._departed_before
         self._departed_before = observation.departed
         # The tiles are fixed for the whole game: a misread tile must never
         # turn into a warning, so only the structures are taken from the reading.
@@ -1096,7 +1098,7 @@ class Referee:
         assert self.accepted is not None
         if self._departed_since is not self.accepted:
             self._departed_since, self._departed, self._looks_changed = self.accepted, {}, set()
-        self._looks_changed |= {parse_lot(name) for name in observation.departed - self._restless}
+        self._looks_changed |= {parse_lot(name) for name in self._newly_departed}
         standing = set(self.accepted.structures) | set(observation.position.structures)
         moved = [parse_lot(name) for name in changed] + \
             [lot for lot in map(parse_lot, observation.departed) if lot in standing]
@@ -1394,7 +1396,7 @@ class Referee:
         if LOT_NAMES[lot] not in departed:
             return False
         reach = BUILD_SHADOW_REACH[now["kind"]]
-        if not all(_lots_apart(parse_lot(name), lot) <= reach for name in departed - self._restless):
+        if not all(_lots_apart(parse_lot(name), lot) <= reach for name in self._newly_departed):
             return False
         assert self.accepted is not None
         return not any(other != lot and other not in self.accepted.structures and other not in self._first_seen
