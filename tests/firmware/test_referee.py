@@ -1196,6 +1196,71 @@ def test_a_doubtful_cap_that_later_reads_surely_bare_is_taken_off_its_move(game,
     assert game_from_records(records).moves == game.moves[: p + 4]
 
 
+def _false_cap_then_the_others_claim(seeds=range(30)):
+    """(game, p, move with a false cap, q, claim): ply p + 1 builds a tower without a cap, the same
+    move with its player's cap is legal and so are the moves after it up to q; move q, five plies
+    on, is the other player's build without a cap, legal with that player's cap on the tower."""
+    for game in map(played_game, seeds):
+        found = _the_others_claim_in(game)
+        if found is not None:
+            return (game, *found)
+    raise LookupError("no tower build to misread with a cap that the other player claims later")
+
+
+def _the_others_claim_in(game):
+    from boardcam.engine.aliencity import Move
+
+    for p in range(1, game.ply - 6):
+        real, then = game.moves[p], game.moves[p + 5]
+        if real.piece is None or real.piece.kind != "tower" or real.cap is not None \
+                or then.lot is None or then.cap is not None:
+            continue
+        capped = Move(real.player, real.lot, real.piece, real.lot)
+        claim = Move(then.player, then.lot, then.piece, real.lot)
+        trial = game_after(game, p)
+        if trial.violations(capped) or game_after(game, p + 5).violations(claim):
+            continue
+        trial.push(capped)
+        if all(not trial.violations(m) and trial.push(m) is None for m in game.moves[p + 1 : p + 5]):
+            return p, capped, p + 5, claim
+    return None
+
+
+def test_a_doubtful_cap_that_later_reads_surely_as_the_other_players_is_taken_off_its_move():
+    """A cap read at 0.8 with a new tower is accepted with the move; five plies later the other
+    player builds and caps that tower, read surely.  Caps never change colour in play, so the old
+    cap was the misread: it is taken off the move that put it down, and the new cap is the other
+    player's claim with their build.  Before, every board from then on was "the black cap on E2
+    was replaced by a white cap" (path-traced game 130)."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    game, p, capped, q, claim = _false_cap_then_the_others_claim()
+    boards = positions_of(game)
+    name = LOT_NAMES[capped.lot]
+    referee = Referee(confirm_reads=1)
+    records = []
+    for doc in boards[: p + 1]:
+        records += referee.observe(seen(doc)).records
+    for ply in range(p + 1, q + 1):
+        shown = copy.deepcopy(boards[ply])
+        shown["structures"][name]["cap"] = capped.player
+        out = referee.observe(seen(shown, {name: 0.8}))
+        records += out.records
+        assert out.light is Light.GREEN and referee.game.ply == ply
+    assert referee.game.moves[p] == capped
+    claimed = copy.deepcopy(boards[q + 1])
+    claimed["structures"][name]["cap"] = claim.player
+    for _ in range(8):
+        out = referee.observe(seen(claimed))
+        records += out.records
+        if referee.game.ply == q + 1:
+            break
+    assert out.light is Light.GREEN and not referee.verdict
+    assert any(r["type"] == "correction" and r.get("uncapped") == name for r in records)
+    assert referee.game.moves == [*game.moves[:q], claim]
+    assert game_from_records(records).moves == [*game.moves[:q], claim]
+
+
 def test_a_cap_read_surely_is_not_taken_off(game, boards):
     """The same tower read with its cap at 0.97 and later bare: a warning, the history kept."""
     p, capped = _false_cap_then(game)

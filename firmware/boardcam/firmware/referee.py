@@ -2307,6 +2307,14 @@ class Referee:
         removed" for the rest of the game: re-reading covers only the last
         plies, and a cap misread is older by the time it shows.
 
+        Caps never change colour either: a tower with a doubtful cap that
+        now reads surely with the other player's cap had no cap before.
+        The old cap is taken off the same way, and the new one is judged as
+        that player's claim, with their build (path-traced game 130: a
+        clear blue tower's dark apex accepted as black's cap at 0.899;
+        when white capped it, every later board was "the black cap on E2
+        was replaced by a white cap").
+
         ``making_room_for``: a cap being placed now by a player who, by the
         accepted history, has none left.  The rules say one of that
         player's caps is wrong; a doubtful one whose tower now reads bare
@@ -2319,8 +2327,11 @@ class Referee:
         assert self.game is not None and self.accepted is not None
         for lot, before in self.accepted.structures.items():
             now = (after if making_room_for is None else observation.position).structures.get(lot)
-            if (before.cap is None or now != before.with_cap(None)
-                    or self._cap_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE):
+            if before.cap is None or self._cap_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE:
+                continue
+            recapped = making_room_for is None and now is not None and now.cap not in (None, before.cap) \
+                and now.with_cap(None) == before.with_cap(None)
+            if now != before.with_cap(None) and not recapped:
                 continue
             if making_room_for is None:
                 if observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE:
@@ -2335,7 +2346,8 @@ class Referee:
             then = () if making_room_for is None else (making_room_for,)
             if _legal_from(self.game, len(popped), moves + then) is None:
                 continue
-            after = Position(after.tiles, {**after.structures, lot: before.with_cap(None)})
+            if not recapped:
+                after = Position(after.tiles, {**after.structures, lot: before.with_cap(None)})
             if not self._confirmed(after):
                 return self._look_again()
             record = self._rewrite(Rereading(popped, moves))
