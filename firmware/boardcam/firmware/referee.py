@@ -272,6 +272,8 @@ class Referee:
         self._arrived_together: set[int] = set()  # ...and the builds first seen with another one
         # ...and those read surely as some piece, only which one in doubt (see Referee._retract_doubtful)
         self._built_surely: set[int] = set()
+        # ...and those the camera lost that the players ruled still there (see Referee._kept_unseen)
+        self._unseen: set[int] = set()
         self._observation: Observation | None = None  # the reading being judged
         self._departed_before: frozenset[str] = frozenset()  # the lots whose look changed in the reading before
         # the lots whose look changed in this reading but not in the one before: a lot that changes on
@@ -474,6 +476,7 @@ class Referee:
         self._held_bars.clear()
         self._accepted_confidence.clear()
         self._built_surely.clear()
+        self._unseen.clear()
         self._cap_confidence.clear()
         self._arrived_together.clear()
         self._read_unsurely.clear()
@@ -505,6 +508,7 @@ class Referee:
         # The tiles are fixed for the whole game: a misread tile must never
         # turn into a warning, so only the structures are taken from the reading.
         after = self._with_faint_builds(Position(self.accepted.tiles, observation.position.structures), observation)
+        after = self._with_unseen(after)
         changed = _changed_lots(self.accepted, after)
         self._note_departed(observation, changed)
         faint = self._faint_builds(observation)
@@ -2676,8 +2680,9 @@ class Referee:
             return None
         one_build = self._warned if self._warned is not None else \
             self.verdict if self.verdict.move is not None else None
-        warned = (one_build or self.verdict).observed.structures
-        now = observed.structures
+        warned_board = (one_build or self.verdict).observed
+        observed, lost = self._kept_unseen(observed, warned_board)
+        warned, now = self._kept_unseen(warned_board)[0].structures, observed.structures
         if not set(warned) < set(now) or not all(_same_piece(now[lot], then) for lot, then in warned.items()):
             return None
         if one_build is not None and len(set(now) - set(warned)) < PLAYED_PAST_RULED:
@@ -2685,7 +2690,36 @@ class Referee:
         moves = self._moves_to_board_as_it_stands(observed)
         if moves is None:
             return None
+        self._unseen.update(lost)
         return self._caught_up(moves, ruled=True, why="played on past the warning: ")
+
+    def _kept_unseen(self, board: Position, also_on: Position | None = None) -> tuple[Position, list[int]]:
+        """``board`` with every accepted structure it shows gone (and ``also_on`` shows gone too)
+        put back as accepted, and those lots.
+
+        Why: pieces never leave an Alien City board in play, so players
+        who build on past a warning that a piece was removed, or hold the
+        new-game button on it, are saying it is still there and the
+        camera has lost it.  Until then every later board is one more
+        warning (path-traced game 130 with its photos held 2 s: a black
+        coin beside a tower that white had just capped read "empty, 0.99"
+        from that frame on, and all eight warnings to the end began "the
+        black dome on E1 was removed").  Such lots are held as accepted
+        while they read empty (``_with_unseen``).
+        """
+        assert self.accepted is not None
+        lost = [lot for lot in self.accepted.structures if lot not in board.structures
+                and (also_on is None or lot not in also_on.structures)]
+        return (_as_accepted(board, self.accepted, [LOT_NAMES[lot] for lot in lost]) if lost else board), lost
+
+    def _with_unseen(self, after: Position) -> Position:
+        """``after`` with the pieces the players ruled still there (``_kept_unseen``) as accepted
+        while it reads them gone; a lot that shows a piece again is read as usual from then on."""
+        assert self.accepted is not None
+        self._unseen = {lot for lot in self._unseen
+                        if lot in self.accepted.structures and lot not in after.structures}
+        return _as_accepted(after, self.accepted, [LOT_NAMES[lot] for lot in self._unseen]) if self._unseen \
+            else after
 
     def _confirmed(self, observed: Position, needed: int | None = None) -> bool:
         """Whether ``needed`` (default ``confirm_reads``) readings in a row have shown this board."""
@@ -2723,8 +2757,13 @@ class Referee:
         if self.phase is not Phase.ILLEGAL or self.verdict is None:
             return self._emit(self._outputs.light, self._outputs.screen)
         if self.verdict.move is None:
-            moves = self._moves_to_board_as_it_stands(self.verdict.observed)
+            board, lost = self._kept_unseen(self.verdict.observed)
+            if lost and board == self.accepted:  # only pieces read gone: still there, say the players
+                self._unseen.update(lost)
+                return self._clear(f"{', '.join(LOT_NAMES[lot] for lot in lost)} still there, by the players")
+            moves = self._moves_to_board_as_it_stands(board)
             if moves is not None:
+                self._unseen.update(lost)
                 return self._caught_up(moves, ruled=True)
             screen = self._verdict_screen(self.verdict)
             screen = Screen(screen.kind, screen.title, screen.lines,
@@ -2796,7 +2835,11 @@ class Referee:
         if move is None or move.lot is None or move.piece is None:
             if any(v.rule == 6 for v in verdict.violations):
                 return "take the cap off again"
-            if move is None and self._moves_to_board_as_it_stands(verdict.observed) is not None:
+            board, lost = self._kept_unseen(verdict.observed)
+            if move is None and lost and (board == self.accepted
+                                          or self._moves_to_board_as_it_stands(board) is not None):
+                return f"put it back, or hold new game if {LOT_NAMES[lost[0]]} is still there"
+            if move is None and self._moves_to_board_as_it_stands(board) is not None:
                 return "put it back, or hold new game to take it as it is"  # (3 lines on the small display)
             return "put the board back as it was"
         rules = {v.rule for v in verdict.violations}
