@@ -2835,12 +2835,12 @@ class Referee:
         if move is None or move.lot is None or move.piece is None:
             if any(v.rule == 6 for v in verdict.violations):
                 return "take the cap off again"
-            board, lost = self._kept_unseen(verdict.observed)
-            if move is None and lost and (board == self.accepted
-                                          or self._moves_to_board_as_it_stands(board) is not None):
-                return f"put it back, or hold new game if {LOT_NAMES[lost[0]]} is still there"
-            if move is None and self._moves_to_board_as_it_stands(board) is not None:
-                return "put it back, or hold new game to take it as it is"  # (3 lines on the small display)
+            if move is None:
+                board, lost = self._kept_unseen(verdict.observed)
+                if lost and board == self.accepted or self._moves_to_board_as_it_stands(board) is not None:
+                    if lost:
+                        return f"put it back, or hold new game if {LOT_NAMES[lost[0]]} is still there"
+                    return "put it back, or hold new game to take it as it is"  # (3 lines on the small display)
             return "put the board back as it was"
         rules = {v.rule for v in verdict.violations}
         if rules == {6} and move.cap is not None:
