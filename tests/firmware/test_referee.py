@@ -1210,9 +1210,9 @@ def test_a_build_accepted_as_surely_some_piece_is_never_taken_back(game, boards,
     assert (out.light is Light.RED) is not taken_back
 
 
-def _false_cap_then(game, later=4):
-    """(p, move with a cap added): ply p + 1 builds a tower without a cap, the same move with its
-    player's cap on that tower is legal, and so are the game's next ``later`` moves after it."""
+def _false_caps(game, later=4):
+    """Each (p, move with a cap added): ply p + 1 builds a tower without a cap, the same move with
+    its player's cap on that tower is legal, and so are the game's next ``later`` moves after it."""
     from boardcam.engine.aliencity import Move
 
     for p in range(1, game.ply - later - 1):
@@ -1225,8 +1225,32 @@ def _false_cap_then(game, later=4):
             continue
         trial.push(capped)
         if all(not trial.violations(m) and trial.push(m) is None for m in game.moves[p + 1 : p + 1 + later]):
-            return p, capped
+            yield p, capped
+
+
+def _false_cap_then(game, later=4):
+    """The first of ``_false_caps``."""
+    for found in _false_caps(game, later):
+        return found
     raise LookupError("no tower build to misread with a cap")
+
+
+def _accepted_with_a_false_cap(boards, p, capped, upto):
+    """A referee that accepted plies 1 to ``upto`` with ``capped``'s cap read at 0.8 on its tower from
+    ply p + 1 on (so accepted with that move), and the records it logged."""
+    name = LOT_NAMES[capped.lot]
+    referee = Referee(confirm_reads=1)
+    records = []
+    for doc in boards[: p + 1]:
+        records += referee.observe(seen(doc)).records
+    for ply in range(p + 1, upto + 1):
+        shown = copy.deepcopy(boards[ply])
+        shown["structures"][name]["cap"] = capped.player
+        out = referee.observe(seen(shown, {name: 0.8}))
+        records += out.records
+        assert out.light is Light.GREEN and referee.game.ply == ply
+    assert referee.game.moves[p] == capped
+    return referee, records
 
 
 def test_a_doubtful_cap_that_later_reads_surely_bare_is_taken_off_its_move(game, boards):
@@ -1237,17 +1261,7 @@ def test_a_doubtful_cap_that_later_reads_surely_bare_is_taken_off_its_move(game,
 
     p, capped = _false_cap_then(game)
     name = LOT_NAMES[capped.lot]
-    referee = Referee(confirm_reads=1)
-    records = []
-    for doc in boards[: p + 1]:
-        records += referee.observe(seen(doc)).records
-    for ply in range(p + 1, p + 5):
-        shown = copy.deepcopy(boards[ply])
-        shown["structures"][name]["cap"] = capped.player
-        out = referee.observe(seen(shown, {name: 0.8}))
-        records += out.records
-        assert out.light is Light.GREEN and referee.game.ply == ply
-    assert referee.game.moves[p] == capped
+    referee, records = _accepted_with_a_false_cap(boards, p, capped, p + 4)
     for _ in range(8):
         out = referee.observe(seen(boards[p + 4]))
         records += out.records
@@ -1273,18 +1287,14 @@ def _false_cap_then_the_others_claim(seeds=range(30)):
 def _the_others_claim_in(game):
     from boardcam.engine.aliencity import Move
 
-    for p in range(1, game.ply - 6):
-        real, then = game.moves[p], game.moves[p + 5]
-        if real.piece is None or real.piece.kind != "tower" or real.cap is not None \
-                or then.lot is None or then.cap is not None:
+    for p, capped in _false_caps(game):
+        if p + 6 >= game.ply:
+            break
+        then = game.moves[p + 5]
+        if then.lot is None or then.cap is not None:
             continue
-        capped = Move(real.player, real.lot, real.piece, real.lot)
-        claim = Move(then.player, then.lot, then.piece, real.lot)
-        trial = game_after(game, p)
-        if trial.violations(capped) or game_after(game, p + 5).violations(claim):
-            continue
-        trial.push(capped)
-        if all(not trial.violations(m) and trial.push(m) is None for m in game.moves[p + 1 : p + 5]):
+        claim = Move(then.player, then.lot, then.piece, capped.lot)
+        if not game_after(game, p + 5).violations(claim):
             return p, capped, p + 5, claim
     return None
 
@@ -1300,17 +1310,7 @@ def test_a_doubtful_cap_that_later_reads_surely_as_the_other_players_is_taken_of
     game, p, capped, q, claim = _false_cap_then_the_others_claim()
     boards = positions_of(game)
     name = LOT_NAMES[capped.lot]
-    referee = Referee(confirm_reads=1)
-    records = []
-    for doc in boards[: p + 1]:
-        records += referee.observe(seen(doc)).records
-    for ply in range(p + 1, q + 1):
-        shown = copy.deepcopy(boards[ply])
-        shown["structures"][name]["cap"] = capped.player
-        out = referee.observe(seen(shown, {name: 0.8}))
-        records += out.records
-        assert out.light is Light.GREEN and referee.game.ply == ply
-    assert referee.game.moves[p] == capped
+    referee, records = _accepted_with_a_false_cap(boards, p, capped, q)
     claimed = copy.deepcopy(boards[q + 1])
     claimed["structures"][name]["cap"] = claim.player
     for _ in range(8):
