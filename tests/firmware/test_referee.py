@@ -589,6 +589,25 @@ def test_a_piece_read_as_another_piece_needs_a_surer_reading_than_a_new_one(boar
     assert out.light is Light.RED
 
 
+def test_a_lot_that_stays_unsure_does_not_restart_the_looks_while_a_dispute_is_weighed(boards):
+    """A piece surely read as another beside a lot that never reads surely: once the unsure
+    lot has had its looks, the dispute's readings follow one another; they are not each paid
+    for with a fresh round of looks (which at the Pi's pace outlasts a player's turn)."""
+    referee, _ = _three_plies_in(boards)
+    old_lot = next(iter(boards[3]["structures"]))
+    was = boards[3]["structures"][old_lot]
+    ghost = next(f"{c}{r}" for r in range(1, 11) for c in "ABCDEFGH" if f"{c}{r}" not in boards[3]["structures"])
+    doc = copy.deepcopy(boards[3])
+    doc["structures"][old_lot] = {"kind": "tower" if was["kind"] == "dome" else "dome", "color": was["color"]}
+    doc["structures"][ghost] = {"kind": "dome", "color": "black"}
+    outs = [referee.observe(seen(doc, {old_lot: 0.99, ghost: 0.4})) for _ in range(referee.max_looks + 3)]
+    assert all(out.light is Light.AMBER for out in outs[:-1])
+    # max_looks looks, then three readings in a row of the disputed board: the ply is read again
+    assert outs[-1].light is Light.GREEN and referee.note.startswith("corrected") and referee.game.ply == 3
+    structures = referee.accepted.to_json()["structures"]
+    assert structures[old_lot] == doc["structures"][old_lot] and ghost not in structures
+
+
 def test_a_recording_that_runs_out_mid_game_ends_it_scored_as_it_stands(boards):
     referee = started(boards, plies=6)
     score = referee.game.score().to_json()

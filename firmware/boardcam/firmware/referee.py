@@ -569,7 +569,7 @@ class Referee:
             after = _as_accepted(after, self.accepted, unsure)
         if not after.structures and len(self.accepted.structures) >= 2:
             return self._cleared_mid_game(observation, after)
-        self._looks = 0
+        looks, self._looks = self._looks, 0
         self._count_support(after)
         disputed = _disputed_lots(self.accepted, after)
         if not disputed:
@@ -577,6 +577,9 @@ class Referee:
         elif self.verdict is None or self.verdict.observed != after:  # (else: judged already)
             waiting = self._weigh_dispute(after, disputed)
             if waiting is not None:
+                # The board is still being weighed: looks at unsure lots between its
+                # readings keep counting, or readings that alternate would look forever.
+                self._looks = looks
                 return waiting
             corrected = self._correct_history(after)
             if corrected is not None:
