@@ -533,3 +533,24 @@ def test_median_along_is_numpys_median_to_the_bit(rows: int, length: int, axis: 
 def test_pixel_median_takes_the_median_over_the_stack():
     stack = np.random.default_rng(3).integers(0, 255, size=(6, 4, 4, 3)).astype(np.float32)
     assert np.array_equal(pixel_median(stack), np.median(stack, axis=0))
+
+
+@pytest.mark.parametrize("doubted", [1, 2])
+def test_a_guild_whose_icons_are_read_unsurely_on_two_tiles_is_sure_of_none(doubted):
+    """A first look that cannot find a guild's print on two of its tiles has not learned this art's
+    print: its sure answers on the others are reported as doubtful as those two (the setup asks)."""
+    lots, icons, blocks = _dark_guild(np.random.default_rng(9))
+    patches, colours = _guild_board(lots)
+    icon_lots, block_lots = TILE_LOT_IDS[np.arange(5), icons], TILE_LOT_IDS[np.arange(5), blocks]
+    icon_like = np.full(80, 0.02)
+    icon_like[icon_lots] = 0.99
+    for t in range(doubted):  # the first look torn between the icon and the block
+        icon_like[icon_lots[t]], icon_like[block_lots[t]] = 0.45, 0.5
+    read = read_icon_lots(patches, colours, np.zeros(80), icon_like)
+    assert all(read[TILE_KEYS[t]][1] < 0.75 for t in range(doubted))
+    others = [read[TILE_KEYS[t]][1] for t in range(doubted, 5)]
+    assert all(sure <= 0.7 for sure in others) if doubted == 2 else all(sure > 0.9 for sure in others)
+    # in play the guild's other icons are under pieces and shadows: only the setup board is judged so
+    in_play = np.zeros(80)
+    in_play[TILE_LOT_IDS[5:].ravel()[:4]] = 0.95
+    assert all(read_icon_lots(patches, colours, in_play, icon_like)[TILE_KEYS[t]][1] > 0.9 for t in range(doubted, 5))
