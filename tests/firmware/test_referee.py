@@ -592,7 +592,7 @@ def test_a_piece_read_as_another_piece_needs_a_surer_reading_than_a_new_one(boar
 def test_a_lot_that_stays_unsure_does_not_restart_the_looks_while_a_dispute_is_weighed(boards):
     """A piece surely read as another beside a lot that never reads surely: once the unsure
     lot has had its looks, the dispute's readings follow one another; they are not each paid
-    for with a fresh round of looks (which at the Pi's pace outlasts a player's turn)."""
+    for with a fresh round of looks (path-traced game 130: thirty readings a photo)."""
     referee, _ = _three_plies_in(boards)
     old_lot = next(iter(boards[3]["structures"]))
     was = boards[3]["structures"][old_lot]

@@ -577,8 +577,8 @@ class Referee:
         elif self.verdict is None or self.verdict.observed != after:  # (else: judged already)
             waiting = self._weigh_dispute(after, disputed)
             if waiting is not None:
-                # The board is still being weighed: looks at unsure lots between its
-                # readings keep counting, or readings that alternate would look forever.
+                # The board is still being weighed: the looks at the unsure lots beside it
+                # keep their count, or each of its readings would start a fresh round of them.
                 self._looks = looks
                 return waiting
             corrected = self._correct_history(after)
