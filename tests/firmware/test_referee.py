@@ -608,6 +608,38 @@ def test_a_lot_that_stays_unsure_does_not_restart_the_looks_while_a_dispute_is_w
     assert structures[old_lot] == doc["structures"][old_lot] and ghost not in structures
 
 
+def _a_tower_built_with_no_caps_left():
+    """A game, a ply whose mover has used all three caps and builds a tower there, and that move."""
+    for seed in range(60):
+        game = played_game(seed)
+        for p, move in enumerate(game.moves):
+            if move.piece is not None and move.piece.kind == "tower" and move.cap is None \
+                    and game_after(game, p).caps_left[move.player] == 0:
+                return game, p, move
+    raise LookupError("no game found")
+
+
+def test_a_fourth_cap_read_doubtfully_is_not_taken_until_it_reads_surely():
+    """A player has three caps: a fourth read at 0.85 (a clear tower's dark top) is the misread,
+    and the build is taken bare; read surely, the cap is a warning like any other."""
+    game, p, move = _a_tower_built_with_no_caps_left()
+    boards = positions_of(game)
+    referee = started(boards, p)
+    capped = apply(boards[p], Move(move.player, move.lot, move.piece, move.lot))
+    name = LOT_NAMES[move.lot]
+    for _ in range(3):
+        out = referee.observe(seen(capped, {name: 0.85}))
+        assert out.light is Light.GREEN and referee.game.ply == p + 1
+    assert referee.game.moves[-1] == move and "not taken" in referee.note
+    assert referee.accepted.to_json() == boards[p + 1]
+    # read bare for a moment and capped doubtfully again, the cap stays refused
+    assert referee.observe(seen(boards[p + 1])).light is Light.GREEN
+    assert referee.observe(seen(capped, {name: 0.85})).light is Light.GREEN and referee.game.ply == p + 1
+    out = referee.observe(seen(capped, {name: 0.99}))
+    out = referee.observe(seen(capped, {name: 0.99}))
+    assert out.light is Light.RED and any("used all 3 caps" in v.message for v in referee.verdict.violations)
+
+
 def test_a_recording_that_runs_out_mid_game_ends_it_scored_as_it_stands(boards):
     referee = started(boards, plies=6)
     score = referee.game.score().to_json()

@@ -274,6 +274,8 @@ class Referee:
         self._built_surely: set[int] = set()
         # ...and those the camera lost that the players ruled still there (see Referee._kept_unseen)
         self._unseen: set[int] = set()
+        # the caps read doubtfully that a player had none left for, by lot (see Referee._bare_past_a_fourth_cap)
+        self._refused_caps: dict[int, str] = {}
         self._observation: Observation | None = None  # the reading being judged
         self._departed_before: frozenset[str] = frozenset()  # the lots whose look changed in the reading before
         # the lots whose look changed in this reading but not in the one before: a lot that changes on
@@ -477,6 +479,7 @@ class Referee:
         self._accepted_confidence.clear()
         self._built_surely.clear()
         self._unseen.clear()
+        self._refused_caps.clear()
         self._cap_confidence.clear()
         self._arrived_together.clear()
         self._read_unsurely.clear()
@@ -508,7 +511,7 @@ class Referee:
         # The tiles are fixed for the whole game: a misread tile must never
         # turn into a warning, so only the structures are taken from the reading.
         after = self._with_faint_builds(Position(self.accepted.tiles, observation.position.structures), observation)
-        after = self._with_unseen(after)
+        after = self._without_refused_caps(self._with_unseen(after), observation)
         changed = _changed_lots(self.accepted, after)
         self._note_departed(observation, changed)
         faint = self._faint_builds(observation)
@@ -615,6 +618,9 @@ class Referee:
                 uncapped = self._uncap_doubtful(after, observation, making_room_for=inference.move)
                 if uncapped is not None:
                     return uncapped
+                bare = self._bare_past_a_fourth_cap(inference.move, after, observation)
+                if bare is not None:
+                    return bare
             mended = self._mended_layout(inference.move, violations)
             if mended is not None:
                 return self._take_with_layout(mended.game, (inference.move,), colour=mended.colour, icon=mended.icon)
@@ -2456,6 +2462,52 @@ class Referee:
         assert self.game is not None
         return (move.cap is not None and self.game.caps_left[move.player] <= 0
                 and all(v.rule == RULE_CLAIM for v in violations))
+
+    def _bare_past_a_fourth_cap(self, move: Move, after: Position, observation: Observation) -> Outputs | None:
+        """``move`` taken without its cap, when the cap is one its player has none left for and is
+        read below ``DOUBTFUL_MOVE``, and the build alone is legal; else None.
+
+        Why: a player has three caps, and the accepted history has used
+        them all, so a fourth is a misread somewhere: the new one or an
+        older one.  An older cap still read as it was accepted cannot be
+        told from a real one (``_uncap_doubtful`` takes one off only when its
+        tower reads bare); a new one read doubtfully is the likelier misread.
+        Path-traced game 133: the dark top of a clear blue tower under a warm
+        lamp, read "capped black" at 0.85, was black's fourth cap and a
+        warning ("black has used all 3 caps") on a legal board.  The cap is
+        held refused while it reads below ``DOUBTFUL_MOVE`` (the tower
+        counts as bare, ``_without_refused_caps``); read surely, it is a cap
+        like any other, and a warning.  The move is marked for the players
+        to check.
+        """
+        assert self.game is not None
+        if move.cap is None or _cap_chance(observation, move.cap, after.structures[move.cap], at_most=False) \
+                >= DOUBTFUL_MOVE:
+            return None
+        bare = Move(move.player, move.lot, move.piece, None)
+        if self.game.violations(bare):
+            return None
+        self._refused_caps[move.cap] = move.player
+        accepted = self._accept(bare, override=False)
+        records = tuple(dict(r, cap_not_taken=LOT_NAMES[move.cap]) if r["type"] == "move" else r
+                        for r in accepted.records)
+        return self._noted(accepted, f" (a {move.player} cap on {LOT_NAMES[move.cap]} not taken: check it)", records)
+
+    def _without_refused_caps(self, after: Position, observation: Observation) -> Position:
+        """``after`` with each refused cap (``_bare_past_a_fourth_cap``) off its tower while it reads
+        below ``DOUBTFUL_MOVE``; read surely, the cap is no longer refused, and is judged."""
+        if not self._refused_caps:
+            return after
+        structures = dict(after.structures)
+        for lot, player in list(self._refused_caps.items()):
+            now = structures.get(lot)
+            if now is None or now.cap != player:
+                continue  # read bare (or not at all): the refusal stands
+            if _cap_chance(observation, lot, now, at_most=False) >= DOUBTFUL_MOVE:
+                del self._refused_caps[lot]
+            else:
+                structures[lot] = now.with_cap(None)
+        return Position(after.tiles, structures)
 
     def _settled(self, record: dict[str, Any], after: Position) -> Outputs:
         """Outputs after a history rewrite logged by ``record``; what the board shows beyond the
