@@ -789,9 +789,8 @@ def _doubt_a_doubted_guild(piece_on_icon: np.ndarray, conf: np.ndarray) -> np.nd
     blocks.  The app keeps its setup tiles for the whole game, so legal
     builds on such a tile were warned about (game 3705: four warnings).
     The cap takes 9 of the 12 below the bar, and 19 of the 2 452 tiles
-    read right.  Capped, the setup asks the
-    players to check the guild's tiles, and play settles the icons
-    (``Referee._reseat_icon``).
+    read right.  Capped, the setup asks the players to check the guild's
+    tiles, and play settles the icons (``Referee._reseat_icon``).
     """
     in_view = piece_on_icon < 0.5
     if int((in_view & (conf < GUILD_AGREEMENT_OVERRIDES_BELOW)).sum()) < GUILD_DOUBTED_ICONS:
