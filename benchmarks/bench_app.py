@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from boardcam.engine.aliencity import Game, Move, Position, positions_after_moves, random_game
+from boardcam.engine.aliencity import Game, Move, Position, positions_after_moves, random_game, score
 from boardcam.engine.errors import InputError
 from boardcam.firmware.config import Config
 from boardcam.firmware.display import NullDisplay
@@ -172,6 +172,7 @@ def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
         loop = create_loop(Config(), source=source, reader=read, lights=lights,
                            display=PlayersAtTheTable(lights, current), log_dir=Path(logs))
         stats = loop.run()
+        loop.end_recording()  # as `boardcam run --source replay:…` does: the final screen for a game under way
         loop.close()
     played = loop.referee.game.moves if loop.referee.game is not None else []
     # ply by ply: a missed or invented move shifts everything after it, and counts so
@@ -192,6 +193,7 @@ def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
         "corrections": len(corrections),
         "score_right": loop.referee.game is not None
         and loop.referee.game.score().to_json() == game.score().to_json(),
+        "winner_right": loop.referee.game is not None and loop.referee.game.score().winner == game.score().winner,
     }
 
 
@@ -233,6 +235,7 @@ def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: 
         "missed_illegal": sum(r["missed_illegal"] for r in results),
         "corrections": sum(r["corrections"] for r in results),
         "scores_right": sum(1 for r in results if r["score_right"]),
+        "winners_right": sum(1 for r in results if r["winner_right"]),
     }
 
 
@@ -246,7 +249,8 @@ def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) 
     other change (``illegal_in_truth``) is a board the app should warn about.
     ``moves_right`` compares what changed at each ply of the app's log with
     the accepted truth's (a misread carried along is wrong once, at its ply;
-    ``final_board_right`` says whether the game ended on the true board);
+    ``final_board_right`` says whether the game ended on the true board,
+    and ``winner_right`` whether the final screen's leader is the true board's);
     ``warnings`` counts the app's warnings, with their reasons; ``wrong``
     lists each ply whose logged change differs from the truth's, to look at.
     Photos marked ``occluded`` are shown to the app but are not truth boards.
@@ -276,6 +280,7 @@ def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) 
         loop = create_loop(Config(), source=source, reader=vision_reader(None), lights=NoLights(),
                            display=NullDisplay(), log_dir=Path(logs), resume=False)
         stats = loop.run()
+        loop.end_recording()
         loop.close()
     game = loop.referee.game  # None: the app never left setup
     logged = [] if game is None else positions_after_moves(game.position.tiles, game.moves, game.rules)
@@ -292,6 +297,7 @@ def bench_photo_game(folder: str | Path, *, hold_s: float = 0.5, fps: int = 30) 
         "moves_total": len(accepted) - 1,
         "moves_right": sum(1 for move in moves if move["truth"] == move["logged"]),
         "final_board_right": bool(logged) and logged[-1]["structures"] == accepted[-1]["structures"],
+        "winner_right": game is not None and game.score().winner == score(Position.from_json(accepted[-1])).winner,
         "illegal_in_truth": illegal,
         "warnings": len(warnings),
         "warning_reasons": warnings,

@@ -18,7 +18,7 @@ def test_a_perfect_reader_gives_a_perfect_score():
     figures = bench_app(games=1, reader="truth", size=(320, 240))
     assert figures["moves_right"] == figures["moves_total"] > 20
     assert figures["false_warnings"] == 0 and figures["missed_illegal"] == 0
-    assert figures["scores_right"] == 1
+    assert figures["scores_right"] == figures["winners_right"] == 1
     # from the last frame with motion to the verdict: at least the still frames needed
     assert figures["median_ms"] >= 5 * 1000 / 30 - 1e-6
     assert set(figures) >= {"median_ms", "p95_ms", "cpu_s_per_min", "moves_total", "moves_right",
@@ -77,7 +77,7 @@ def test_a_photo_series_with_an_illegal_build_put_right(tmp_path):
     assert figures["photos"] > 6  # the hand photos too
     assert figures["moves_total"] == 4 and figures["illegal_in_truth"] == 1
     assert figures["tiles_right"] and figures["moves_right"] == 4 and figures["wrong"] == []
-    assert figures["final_board_right"]
+    assert figures["final_board_right"] and figures["winner_right"]
     assert figures["warnings"] == 1 and "cannot go on" in figures["warning_reasons"][0]
 
 

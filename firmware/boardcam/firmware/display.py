@@ -169,7 +169,7 @@ def render_mono(screen: Screen, page: int = 0) -> Image.Image:
         fix = wrap("Fix: " + screen.fix, font, 124)[:3] if screen.fix else []
         body = wrap(message or screen.lines[0], font, 124)[: 5 - len(fix)] + fix
     elif screen.kind is ScreenKind.FINAL:
-        body = _final_page(screen, page % mono_pages(screen))
+        body = _final_page(screen, page % mono_pages(screen), font)
     else:
         body = [line for text in screen.lines for line in wrap(text, font, 124)]
     if screen.status:
@@ -179,10 +179,10 @@ def render_mono(screen: Screen, page: int = 0) -> Image.Image:
     return image
 
 
-def _final_page(screen: Screen, page: int) -> list[str]:
+def _final_page(screen: Screen, page: int, font: Any) -> list[str]:
     if page == 0:
         totals = [f"{p.player.capitalize()} {p.score}" for p in screen.players]
-        return ["  ".join(totals), *screen.lines]
+        return ["  ".join(totals), *(line for text in screen.lines for line in wrap(text, font, 124))]
     players = [p for p in ("white", "black") if any(t.player == p for t in screen.towers)]
     player = players[page - 1]
     rows = [_tower_words(t) for t in screen.towers if t.player == player]
@@ -232,22 +232,25 @@ def render_colour(screen: Screen) -> Image.Image:
 def _draw_final(draw: ImageDraw.ImageDraw, screen: Screen, text_font: Any, small_font: Any) -> None:
     totals = "   ".join(f"{p.player.capitalize()} {p.score}" for p in screen.players)
     draw.text((6, 38), totals, font=text_font, fill=(255, 255, 255))
+    # the margin, then any note (a cap that does not score), wrapped at the foot; the tower rows give way
+    notes = [line for text in screen.lines for line in wrap(text, small_font, 228)][:4]
+    foot = 222 - 16 * len(notes)
     y = 60
     for player in ("white", "black"):
         rows = [t for t in screen.towers if t.player == player]
-        if not rows:
+        if not rows or y > foot - 34:  # a heading with no room for a row under it
             continue
         draw.text((6, y), player.capitalize(), font=text_font, fill=(255, 230, 120))
         y += 17
         for row in rows:
-            if y > 204:
+            if y > foot - 18:
                 break
             draw.rectangle((10, y + 3, 19, y + 12), fill=PIECE_RGB.get(row.color, (128, 128, 128)),
                            outline=(200, 200, 200))
             draw.text((26, y), _tower_words(row), font=small_font, fill=(230, 230, 230))
             y += 16
-    for text in screen.lines[:1]:
-        draw.text((6, 206), text, font=small_font, fill=(200, 200, 200))
+    for row, text in enumerate(notes):
+        draw.text((6, foot + 16 * row), text, font=small_font, fill=(200, 200, 200))
 
 
 def _lot_xy(lot: str) -> tuple[int, int]:

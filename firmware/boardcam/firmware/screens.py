@@ -130,4 +130,18 @@ def sample_screens() -> dict[str, Screen]:
             ),
             winner="white",
         ),
+        "final-void-cap": Screen(
+            ScreenKind.FINAL, "Game over: White wins",
+            ("White wins by 5", "Cap on A7 does not score (final turn)"),
+            players=(PlayerLine("white", 71, 0, 0), PlayerLine("black", 66, 0, 0)),
+            towers=(
+                TowerLine("white", "B9", "red", 16, 4, 4),
+                TowerLine("white", "F8", "blue", 35, 7, 5),
+                TowerLine("white", "C4", "green", 20, 2, 10),
+                TowerLine("black", "G6", "red", 18, 6, 3),
+                TowerLine("black", "F6", "blue", 24, 8, 3),
+                TowerLine("black", "H2", "red", 24, 2, 12),
+            ),
+            winner="white",
+        ),
     }
