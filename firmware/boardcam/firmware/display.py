@@ -249,8 +249,8 @@ def _draw_final(draw: ImageDraw.ImageDraw, screen: Screen, text_font: Any, small
                            outline=(200, 200, 200))
             draw.text((26, y), _tower_words(row), font=small_font, fill=(230, 230, 230))
             y += 16
-    for row, text in enumerate(notes):
-        draw.text((6, foot + 16 * row), text, font=small_font, fill=(200, 200, 200))
+    for index, text in enumerate(notes):
+        draw.text((6, foot + 16 * index), text, font=small_font, fill=(200, 200, 200))
 
 
 def _lot_xy(lot: str) -> tuple[int, int]:
