@@ -2717,10 +2717,10 @@ class Referee:
         green tower left" for a phantom green tower (made-up-art game 1905),
         "black has no green tower left" (game 3901), "2 structures appeared
         at once" (printed game 4605).  A board that is one build breaking a
-        rule is still warned about at once, however unsurely the build was
-        read: the players who put an illegal piece down take it back within
-        a second or two, and a warning that waits for more readings comes
-        too late (the icon lots, docs/app.md).
+        rule is still warned about after ``confirm_reads``, however unsurely
+        the build was read: the players who put an illegal piece down take
+        it back within a second or two, and a warning that waits for more
+        readings comes too late (the icon lots, docs/app.md).
         """
         assert self.accepted is not None
         if verdict.move is not None or self._observation is None:
