@@ -2726,8 +2726,7 @@ class Referee:
         if verdict.move is not None or self._observation is None:
             return self.confirm_reads
         confidence = self._observation.lot_confidence
-        changed = set(verdict.observed.structures.items()) ^ set(self.accepted.structures.items())
-        if any(confidence.get(LOT_NAMES[lot], 1.0) < DOUBTFUL_MOVE for lot, _ in changed):
+        if any(confidence.get(name, 1.0) < DOUBTFUL_MOVE for name in _changed_lots(self.accepted, verdict.observed)):
             return self.confirm_reads + self.max_looks
         return self.confirm_reads
 

@@ -778,7 +778,7 @@ GUILD_DOUBTED_ICONS = 2
 
 def _doubt_a_doubted_guild(piece_on_icon: np.ndarray, conf: np.ndarray) -> np.ndarray:
     """One guild's icon confidences, each capped at DISAGREEING_ICON_CAP when GUILD_DOUBTED_ICONS of
-    its guild's other icons in view (no piece on the chosen lot) are read unsurely; the choices stay.
+    its icons in view (no piece on the chosen lot) are read unsurely; the choices stay.
 
     Why: a guild's five tiles carry one icon print, so a reader that cannot
     find it on two of them has not learned this art's print, and its sure
