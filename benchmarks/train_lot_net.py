@@ -2,7 +2,9 @@
 
     python benchmarks/train_lot_net.py prepare FIRST COUNT [--jobs 2] [--size WxH] [--edition R]
         [--reflections] [--glass] [--clear] [--relit] [--soft-coins] [--low-lamps]   # render, cache
+    python benchmarks/train_lot_net.py prepare-pairs FOLDER          # frames with empty twins, e.g. path-traced
     python benchmarks/train_lot_net.py fit [--epochs 30] [--hold-out-edition D] [--start-from NPZ --max-lr LR]
+        [--favour CACHE_FOLDER:TIMES]
     python benchmarks/train_lot_net.py blend FIRST.npz SECOND.npz [--share 0.5] [-o OUT]
 
 ``prepare`` renders each training seed (from 500 000: disjoint from the
@@ -16,6 +18,12 @@ from the frame's own templates, and the same against the setup reference
 Half of the scenes are warped at a pose off by a few hundredths of a lot, as
 a searched pose is.  The cache lives in ``$BOARDCAM_TRAIN_CACHE`` (default
 ``/tmp/boardcam-lotnet``).
+
+``prepare-pairs`` caches frames that were not rendered here: every
+``<name>_full`` image with its truth JSON and its ``<name>_empty`` twin
+(``python -m scenegen.cycles --empty-twins`` writes such folders from
+Blender's path tracer, whose light, plastic and gloss the ray caster only
+approximates).
 
 ``fit`` trains the network with torch (a training-time tool only: the
 runtime reads the weights with numpy), with the board mirrored left-right
@@ -112,16 +120,9 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     """
     import cv2
 
-    from bench_vision import truth_in_reader_convention
     from scenegen import SceneParams, render_scene
     from scenegen.sampling import low_lamp, made_up_art, random_inputs, relit as relight
     from scenegen.hard_cases import EMPTY_BOARD_NOISE_SEED
-
-    from boardcam.vision import reader
-    from boardcam.vision.colour import board_gains, gains_matching, to_lab
-    from boardcam.vision.geometry import build_warp
-    from boardcam.vision.models import BoardPose
-    from boardcam.vision.tiles import lot_grid
 
     path = CACHE / f"{seed}.npz"
     if path.exists():
@@ -155,18 +156,37 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
     if relit:
         reference_params = relight(reference_params, np.random.default_rng([seed, 8]))
     empty = render_scene(dict(position, structures={}), reference_params, seed + EMPTY_BOARD_NOISE_SEED)
-    corners, truth = truth_in_reader_convention(scene.truth)
+    cache_scene(path, scene.image, empty.image, scene.truth, seed, size, str(params.edition), soft_coins)
+    return path
+
+
+def cache_scene(path: Path, image: np.ndarray, empty_image: np.ndarray, scene_truth: dict[str, Any], seed: int,
+                size: tuple[int, int], edition: str, reference_only: bool = False) -> None:
+    """Cache what the reader has before it decides the lots of ``image``, in both of its modes: from the
+    frame's own templates, and against ``empty_image`` (the same table without pieces) as the setup reference.
+
+    An odd ``seed`` warps at a pose off by a few hundredths of a lot, as a searched pose is.
+    """
+    from bench_vision import truth_in_reader_convention
+
+    from boardcam.vision import reader
+    from boardcam.vision.colour import board_gains, gains_matching, to_lab
+    from boardcam.vision.geometry import build_warp
+    from boardcam.vision.models import BoardPose
+    from boardcam.vision.tiles import lot_grid
+
+    corners, truth = truth_in_reader_convention(scene_truth)
     points = np.array([corners[k] for k in ("A1", "H1", "H10", "A10")], np.float64)
     if seed % 2:
         lot_px = np.linalg.norm(points[1] - points[0]) / 8
         points = points + np.random.default_rng(seed).normal(0.0, 0.04 * lot_px, points.shape)
     pose = BoardPose.from_points(points)
     geometry = build_warp(pose, size, reader.TILE_PX, None, reader.MARGIN_PX)
-    warped = geometry.warp(scene.image)
+    warped = geometry.warp(image)
     lab_frame = to_lab(warped, board_gains(geometry.board_view(warped)))
     _, from_frame = reader.analyse(lab_frame, geometry, None, None, {})
-    reference = reader.empty_board_reference(empty.image, pose, tiles=truth["tiles"])
-    labels = class_labels(truth, covered_lots(scene.truth))
+    reference = reader.empty_board_reference(empty_image, pose, tiles=truth["tiles"])
+    labels = class_labels(truth, covered_lots(scene_truth))
     board_lots = lot_grid(geometry.board_view(warped), reader.LOT_PX)
     lab_ref = to_lab(warped, gains_matching(board_lots, reference.bgr_means_at(reader.LOT_PX), labels == 0))
     _, with_ref = reader.analyse(lab_ref, geometry, None, reference, {})
@@ -176,9 +196,35 @@ def prepare_one(seed: int, size: tuple[int, int] | None = None, edition: str | N
         lab_frame=lab_frame.astype(np.float16), expected_frame=from_frame.expected.astype(np.float16),
         lab_ref=lab_ref.astype(np.float16), expected_ref=with_ref.expected.astype(np.float16),
         centre=np.asarray(geometry.camera_centre, np.float64), labels=labels,
-        edition=np.array(params.edition), size=np.array(size), reference_only=np.array(soft_coins),
+        edition=np.array(edition), size=np.array(size), reference_only=np.array(reference_only),
     )
-    return path
+
+
+def prepare_pairs(folder: Path) -> None:
+    """Cache every ``<name>_full`` frame of ``folder`` that has a ``<name>_empty`` twin (the same table,
+    camera and lamps without pieces: the setup reference), such as a path tracer's renders
+    (``scenegen.cycles``) or photos of a real table; each record's ``seed`` names its cache file."""
+    import cv2
+
+    from scenegen.files import read_scene
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    pairs = sorted(folder.glob("*_full.json"))
+    start = time.time()
+    for done, record in enumerate(pairs, 1):
+        empty = record.with_name(record.name.replace("_full.json", "_empty.json"))
+        if not empty.exists():
+            continue
+        image, truth = read_scene(record)
+        empty_image, _ = read_scene(empty)
+        seed = int(truth["seed"])
+        path = CACHE / f"{seed}.npz"
+        if not path.exists():
+            cv2.setNumThreads(1)
+            size = (image.shape[1], image.shape[0])
+            cache_scene(path, image, empty_image, truth, seed, size, str(truth["params"]["edition"]))
+        if done % 20 == 0:
+            print(f"prepared {done}/{len(pairs)} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
 
 
 def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None, edition: str | None = None,
@@ -253,6 +299,13 @@ def load_cache(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     return x, y, np.array(eds), np.array([scene for scene, _, _ in inputs])
 
 
+def times_shown(scene_paths: list[Path], scene: np.ndarray, favour: dict[Path, int]) -> np.ndarray:
+    """How many times an epoch each input (of ``scene``, an index into ``scene_paths``) is shown: as
+    often as ``favour`` says for its cache folder, else once."""
+    folders = [path.parent.resolve() for path in scene_paths]
+    return np.array([favour.get(folders[s], 1) for s in scene], np.int64)
+
+
 def build_torch_model(classes: int) -> Any:
     import torch.nn as nn
 
@@ -318,8 +371,13 @@ def _augment(x: Any, y: Any, generator: Any) -> tuple[Any, Any]:
 
 
 def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 0, scenes: int | None = None,
-        out: Path = OUT, start_from: Path | None = None, max_lr: float = 3e-3) -> None:
-    """Fit (or, from ``start_from``'s weights, refine) the network; write it with its confidence map."""
+        out: Path = OUT, start_from: Path | None = None, max_lr: float = 3e-3,
+        favour: dict[Path, int] | None = None) -> None:
+    """Fit (or, from ``start_from``'s weights, refine) the network; write it with its confidence map.
+
+    ``favour`` shows the training scenes of a cache folder that many times an epoch: a few hundred
+    path-traced frames among thousands of the ray caster's would otherwise barely count.
+    """
     import torch
     import torch.nn.functional as F
 
@@ -342,7 +400,8 @@ def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 
         with np.load(start_from) as fitted:
             _load_weights(model, dict(fitted))
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)  # indexed by train_ids: no copy of the inputs
-    train_ids = torch.from_numpy(np.flatnonzero(train))
+    shown = times_shown(usable_scenes(paths), scene, favour or {})
+    train_ids = torch.from_numpy(np.repeat(np.flatnonzero(train), shown[train]))
     counts = np.bincount(y[train].ravel(), minlength=OUTPUTS).astype(np.float64)
     weight = torch.tensor(np.clip((counts.sum() / np.maximum(counts, 1)) ** 0.3, 1, 20), dtype=torch.float32)
     optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=5e-4)
@@ -507,6 +566,8 @@ def main() -> None:
     p.add_argument("--low-lamps", action="store_true",
                    help="lit mainly by one lamp 14-32 degrees above the table (long shadows), every third scene "
                         "made-up art")
+    q = sub.add_parser("prepare-pairs", help="cache the <name>_full frames of a folder with their <name>_empty twins")
+    q.add_argument("folder", type=Path)
     f = sub.add_parser("fit")
     f.add_argument("--epochs", type=int, default=30)
     f.add_argument("--hold-out-edition", default=None)
@@ -514,6 +575,8 @@ def main() -> None:
     f.add_argument("-o", "--out", type=Path, default=OUT)
     f.add_argument("--start-from", type=Path, default=None, help="refine these weights instead of starting afresh")
     f.add_argument("--max-lr", type=float, default=3e-3, help="peak learning rate (lower to refine)")
+    f.add_argument("--favour", action="append", default=[], metavar="FOLDER:TIMES",
+                   help="show the scenes of this cache folder TIMES times an epoch (repeatable)")
     m = sub.add_parser("blend", help="a network between one and its refinement (temperature and map refitted)")
     m.add_argument("first", type=Path)
     m.add_argument("second", type=Path)
@@ -524,11 +587,14 @@ def main() -> None:
         size = tuple(int(v) for v in args.size.split("x")) if args.size else None
         prepare(args.first, args.count, args.jobs, size, args.edition, args.reflections,  # type: ignore[arg-type]
                 args.glass, args.relit, args.clear, args.soft_coins, args.low_lamps)
+    elif args.what == "prepare-pairs":
+        prepare_pairs(args.folder)
     elif args.what == "blend":
         blend(args.first, args.second, args.share, args.out)
     else:
+        favour = {Path(folder).resolve(): int(times) for folder, times in (f.rsplit(":", 1) for f in args.favour)}
         fit(args.epochs, args.hold_out_edition, scenes=args.scenes, out=args.out, start_from=args.start_from,
-            max_lr=args.max_lr)
+            max_lr=args.max_lr, favour=favour)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python -m scenegen.cycles OUT_DIR --count N --seed S [--samples 48] [--edition R] [--size WxH]
     python -m scenegen.cycles OUT_DIR --game G --plies N --seed S ...   # one photo per move of a game
+    python -m scenegen.cycles OUT_DIR --empty-twins --count N --seed S ...  # each table loaded and empty
 
 Why: the reader is fitted and tuned on scenes of this package's own ray
 caster, whose plastic, gloss, shadows and light are simple formulas.  A
@@ -59,6 +60,7 @@ from .render import (
     canvas_for,
     table_art,
 )
+from .hard_cases import EMPTY_BOARD_NOISE_SEED
 from .sampling import made_up_art, random_inputs
 
 MM = 0.001  # Blender works in metres
@@ -303,9 +305,24 @@ def _linear_render(bpy: Any, path: Path) -> np.ndarray:
 def render_cycles(seed: int, size: tuple[int, int] = (1640, 1232), samples: int = 48,
                   overrides: dict[str, Any] | None = None, position: dict[str, Any] | None = None) -> Scene:
     """Render seed's scene (or ``position`` on seed's table) with Cycles and develop it as the camera would."""
+    position, params = scene_inputs(seed, size, dict(overrides or {}), position)
+    return render_table(position, params, seed, samples)
+
+
+def render_empty_twin(seed: int, size: tuple[int, int] = (1640, 1232), samples: int = 48,
+                      overrides: dict[str, Any] | None = None) -> tuple[Scene, Scene]:
+    """Seed's scene and the same table with no pieces (other sensor noise): a frame with its setup reference."""
+    position, params = scene_inputs(seed, size, dict(overrides or {}))
+    empty = render_table(dict(position, structures={}), params, seed, samples, seed + EMPTY_BOARD_NOISE_SEED)
+    return render_table(position, params, seed, samples), empty
+
+
+def render_table(position: dict[str, Any], params: SceneParams, seed: int, samples: int,
+                 noise_seed: int | None = None) -> Scene:
+    """``position`` on the table ``params`` describe, through Cycles and the camera's development
+    (sensor noise drawn from ``noise_seed``, by default ``seed``)."""
     import bpy  # Blender as a module: only this renderer needs it
 
-    position, params = scene_inputs(seed, size, dict(overrides or {}), position)
     layout = make_layout(params)
     camera = make_camera(params)
     canvas = canvas_for(camera)
@@ -332,7 +349,8 @@ def render_cycles(seed: int, size: tuple[int, int] = (1640, 1232), samples: int 
     # the path tracer's radiance is albedo x irradiance / pi; the scene generator's shading leaves out the pi
     lamps = _lamps(params)
     gain = _camera_gain(params, lamps) * np.float32(math.pi)
-    image = _develop(SimpleNamespace(image=linear * gain), camera, canvas, params, lamps, seed)
+    image = _develop(SimpleNamespace(image=linear * gain), camera, canvas, params, lamps,
+                     seed if noise_seed is None else noise_seed)
     truth = _truth(position, params, seed, camera, layout, [])
     truth["renderer"] = "cycles"
     return Scene(image, truth)
@@ -350,11 +368,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", type=int, default=None, metavar="G",
                         help="photograph the engine's random game G after every move instead (seed S's table)")
     parser.add_argument("--plies", type=int, default=None, metavar="N", help="with --game: up to ply N (default all)")
+    parser.add_argument("--empty-twins", action="store_true",
+                        help="each seed's table also with no pieces (<name>_empty beside <name>_full): frames with "
+                             "their setup reference, as benchmarks/train_lot_net.py prepare-pairs reads them")
     parser.add_argument("--resume", action="store_true",
                         help="with --game: keep the plies already in OUT_DIR (image and truth), render the rest")
     args = parser.parse_args(argv)
     if args.plies is not None and (args.game is None or args.plies < 0):
         print("scenegen.cycles: error: --plies needs --game and a ply count of 0 or more", file=sys.stderr)
+        return 2
+    if args.empty_twins and args.game is not None:
+        print("scenegen.cycles: error: --empty-twins renders --count seeds, not a --game", file=sys.stderr)
         return 2
     if args.resume and args.game is None:
         print("scenegen.cycles: error: --resume needs --game", file=sys.stderr)
@@ -367,10 +391,26 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.game is not None:
         return _render_game(args)
+    if args.empty_twins:
+        return _render_twins(args)
     for seed in range(args.seed, args.seed + args.count):
         start = time.perf_counter()
         scene = render_cycles(seed, args.size, args.samples, _look(args.edition, seed))
         write_scene(scene, args.out_dir, f"cycles_{seed:05d}")
+        print(f"seed {seed}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    return 0
+
+
+def _render_twins(args: argparse.Namespace) -> int:
+    """Each seed's scene and its empty twin; a pair already written is kept."""
+    out = Path(args.out_dir)
+    for seed in range(args.seed, args.seed + args.count):
+        if _written(out, f"cycles_{seed:05d}_empty", "png"):
+            continue
+        start = time.perf_counter()
+        full, empty = render_empty_twin(seed, args.size, args.samples, _look(args.edition, seed))
+        write_scene(full, out, f"cycles_{seed:05d}_full")
+        write_scene(empty, out, f"cycles_{seed:05d}_empty")
         print(f"seed {seed}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return 0
 
@@ -396,13 +436,14 @@ def _render_game(args: argparse.Namespace) -> int:
     return 0
 
 
-def _written(folder: Path, name: str) -> bool:
+def _written(folder: Path, name: str, image_format: str = "jpg") -> bool:
     """A ply counts as rendered once its whole truth is there: write_scene writes the image first."""
     try:
         truth = json.loads((folder / f"{name}.json").read_text())
     except (OSError, ValueError):
         return False
-    return isinstance(truth, dict) and truth.get("image") == f"{name}.jpg" and (folder / f"{name}.jpg").is_file()
+    image = f"{name}.{image_format}"
+    return isinstance(truth, dict) and truth.get("image") == image and (folder / image).is_file()
 
 
 if __name__ == "__main__":

@@ -70,3 +70,17 @@ def test_resume_keeps_only_whole_plies(tmp_path: Path) -> None:
     assert not _written(tmp_path, "game7_ply001")
     assert not _written(tmp_path, "game7_ply002")
     assert not _written(tmp_path, "game7_ply003")
+
+
+def test_empty_twins_are_seeds_not_a_game(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(tmp_path), "--empty-twins", "--game", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "--empty-twins" in err and err.count("\n") == 1
+
+
+def test_a_written_twin_is_found_by_its_own_image_format(tmp_path: Path) -> None:
+    """Twins are written as PNG; a pair whose empty frame has its truth and image is not rendered again."""
+    (tmp_path / "cycles_00007_empty.png").write_bytes(b"png")
+    (tmp_path / "cycles_00007_empty.json").write_text(json.dumps({"image": "cycles_00007_empty.png"}))
+    assert _written(tmp_path, "cycles_00007_empty", "png")
+    assert not _written(tmp_path, "cycles_00007_empty")  # as a game's JPEG ply it is not there

@@ -97,3 +97,42 @@ def test_networks_with_other_layers_do_not_blend() -> None:
     other = dict(_network(2.0), **{"conv2.weight": np.zeros(1, np.float32)})
     with pytest.raises(ValueError, match="different layers"):
         train_lot_net.blended_weights(_network(1.0), other, 0.5)
+
+
+def test_a_folder_of_frames_and_empty_twins_caches_as_the_renderer_does(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """prepare-pairs (a path tracer's frames, or photos of a table with and without pieces) caches a pair
+    written to disk exactly as prepare caches the same scene rendered in memory; a frame without its
+    empty twin is left out."""
+    import dataclasses
+
+    from scenegen import render_scene
+    from scenegen.files import write_scene
+    from scenegen.hard_cases import EMPTY_BOARD_NOISE_SEED
+    from scenegen.sampling import random_inputs
+
+    seed, size = 500_003, (820, 616)
+    rendered = _prepared(tmp_path, monkeypatch, "rendered")
+    position, params = random_inputs(seed, size, overrides={})
+    frames = tmp_path / "frames"
+    write_scene(render_scene(position, params, seed), frames, "table_full")
+    empty = render_scene(dict(position, structures={}), dataclasses.replace(params, hand=None),
+                         seed + EMPTY_BOARD_NOISE_SEED)
+    write_scene(empty, frames, "table_empty")
+    write_scene(render_scene(position, params, seed + 1), frames, "lonely_full")
+    monkeypatch.setattr(train_lot_net, "CACHE", tmp_path / "pairs")
+    train_lot_net.prepare_pairs(frames)
+    assert [p.name for p in (tmp_path / "pairs").iterdir()] == [f"{seed}.npz"]
+    with np.load(tmp_path / "pairs" / f"{seed}.npz") as cached:
+        assert sorted(cached.files) == sorted(rendered)
+        for key, value in rendered.items():
+            assert np.array_equal(cached[key], value), key
+
+
+def test_a_favoured_cache_folder_is_shown_as_often_as_asked(tmp_path: Path) -> None:
+    """A few hundred path-traced frames among thousands of the ray caster's count only if shown more."""
+    paths = [tmp_path / "traced" / "1.npz", tmp_path / "rays" / "2.npz", tmp_path / "traced" / "3.npz"]
+    scene = np.array([0, 0, 1, 1, 2])  # each scene's inputs, one per mode
+    shown = train_lot_net.times_shown(paths, scene, {(tmp_path / "traced").resolve(): 4})
+    assert shown.tolist() == [4, 4, 1, 1, 4]
+    assert train_lot_net.times_shown(paths, scene, {}).tolist() == [1] * 5
