@@ -203,29 +203,41 @@ def cache_scene(path: Path, image: np.ndarray, empty_image: np.ndarray, scene_tr
 def prepare_pairs(folder: Path) -> None:
     """Cache every ``<name>_full`` frame of ``folder`` that has a ``<name>_empty`` twin (the same table,
     camera and lamps without pieces: the setup reference), such as a path tracer's renders
-    (``scenegen.cycles``) or photos of a real table; each record's ``seed`` names its cache file."""
+    (``scenegen.cycles``) or photos of a real table whose records give the array's ``corners_px``.
+
+    Raises ValueError for a folder without such pairs or a record without corners: nothing to fit on.
+    """
     import cv2
 
     from scenegen.files import read_scene
 
+    pairs = [record for record in sorted(folder.glob("*_full.json"))
+             if record.with_name(record.name.replace("_full.json", "_empty.json")).exists()]
+    if not pairs:
+        raise ValueError(f"{folder}: no <name>_full.json with a <name>_empty.json beside it")
+    cv2.setNumThreads(1)
     CACHE.mkdir(parents=True, exist_ok=True)
-    pairs = sorted(folder.glob("*_full.json"))
     start = time.time()
     for done, record in enumerate(pairs, 1):
-        empty = record.with_name(record.name.replace("_full.json", "_empty.json"))
-        if not empty.exists():
-            continue
         image, truth = read_scene(record)
-        empty_image, _ = read_scene(empty)
-        seed = int(truth["seed"])
-        path = CACHE / f"{seed}.npz"
+        if "corners_px" not in truth:
+            raise ValueError(f"{record}: no corners_px (a frame is fitted at its array's known corners)")
+        path = CACHE / f"{_pair_number(record, truth)}.npz"
         if not path.exists():
-            cv2.setNumThreads(1)
-            size = (image.shape[1], image.shape[0])
-            cache_scene(path, image, empty_image, truth, seed, size, str(truth["params"]["edition"]))
+            empty_image, _ = read_scene(record.with_name(record.name.replace("_full.json", "_empty.json")))
+            edition = str(truth.get("params", {}).get("edition", "photo"))
+            cache_scene(path, image, empty_image, truth, _pair_number(record, truth),
+                        (image.shape[1], image.shape[0]), edition)
         if done % 20 == 0:
             print(f"prepared {done}/{len(pairs)} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
 
+
+def _pair_number(record: Path, truth: dict[str, Any]) -> int:
+    """A cached pair's file number: the generator's seed, or for a photo one drawn from its name
+    (from 10^10, clear of every seed the renderers use)."""
+    import zlib
+
+    return int(truth["seed"]) if "seed" in truth else 10**10 + zlib.crc32(record.stem.encode())
 
 def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None, edition: str | None = None,
             reflections: bool = False, glass: bool = False, relit: bool = False, clear: bool = False,
@@ -545,6 +557,14 @@ def _confidence_map(weights: dict[str, np.ndarray], temperature: float, x: np.nd
     return {"x": xs.tolist(), "y": ys.tolist(), "sure_from": sure_from(raw, right)}
 
 
+def _favoured(text: str) -> tuple[Path, int]:
+    """``FOLDER:TIMES`` of ``fit --favour``."""
+    folder, _, times = text.rpartition(":")
+    if not folder or not times.isdigit() or int(times) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not FOLDER:TIMES with TIMES a whole number from 1")
+    return Path(folder).resolve(), int(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -575,7 +595,7 @@ def main() -> None:
     f.add_argument("-o", "--out", type=Path, default=OUT)
     f.add_argument("--start-from", type=Path, default=None, help="refine these weights instead of starting afresh")
     f.add_argument("--max-lr", type=float, default=3e-3, help="peak learning rate (lower to refine)")
-    f.add_argument("--favour", action="append", default=[], metavar="FOLDER:TIMES",
+    f.add_argument("--favour", action="append", default=[], type=_favoured, metavar="FOLDER:TIMES",
                    help="show the scenes of this cache folder TIMES times an epoch (repeatable)")
     m = sub.add_parser("blend", help="a network between one and its refinement (temperature and map refitted)")
     m.add_argument("first", type=Path)
@@ -588,13 +608,16 @@ def main() -> None:
         prepare(args.first, args.count, args.jobs, size, args.edition, args.reflections,  # type: ignore[arg-type]
                 args.glass, args.relit, args.clear, args.soft_coins, args.low_lamps)
     elif args.what == "prepare-pairs":
-        prepare_pairs(args.folder)
+        try:
+            prepare_pairs(args.folder)
+        except (ValueError, OSError) as error:
+            print(f"train_lot_net: error: {error}", file=sys.stderr)
+            sys.exit(2)
     elif args.what == "blend":
         blend(args.first, args.second, args.share, args.out)
     else:
-        favour = {Path(folder).resolve(): int(times) for folder, times in (f.rsplit(":", 1) for f in args.favour)}
         fit(args.epochs, args.hold_out_edition, scenes=args.scenes, out=args.out, start_from=args.start_from,
-            max_lr=args.max_lr, favour=favour)
+            max_lr=args.max_lr, favour=dict(args.favour))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -136,3 +137,37 @@ def test_a_favoured_cache_folder_is_shown_as_often_as_asked(tmp_path: Path) -> N
     shown = train_lot_net.times_shown(paths, scene, {(tmp_path / "traced").resolve(): 4})
     assert shown.tolist() == [4, 4, 1, 1, 4]
     assert train_lot_net.times_shown(paths, scene, {}).tolist() == [1] * 5
+
+
+def test_a_folder_without_pairs_or_corners_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing to fit on is said, not silently cached as nothing; a photo's record needs the array's corners."""
+    from scenegen import random_scene
+    from scenegen.files import write_scene
+
+    monkeypatch.setattr(train_lot_net, "CACHE", tmp_path / "cache")
+    with pytest.raises(ValueError, match="no <name>_full.json"):
+        train_lot_net.prepare_pairs(tmp_path)
+    scene = random_scene(3, size=(320, 240))
+    for name in ("photo_full", "photo_empty"):
+        write_scene(scene, tmp_path, name)
+    record = tmp_path / "photo_full.json"
+    truth = json.loads(record.read_text())
+    record.write_text(json.dumps({k: v for k, v in truth.items() if k != "corners_px"}))
+    with pytest.raises(ValueError, match="photo_full.json: no corners_px"):
+        train_lot_net.prepare_pairs(tmp_path)
+
+
+def test_a_photo_pair_is_numbered_by_its_name_clear_of_the_seeds(tmp_path: Path) -> None:
+    seeded = train_lot_net._pair_number(tmp_path / "cycles_600100_full.json", {"seed": 600100})
+    photo = train_lot_net._pair_number(tmp_path / "kitchen_full.json", {})
+    assert seeded == 600100
+    assert photo >= 10**10 and photo == train_lot_net._pair_number(tmp_path / "kitchen_full.json", {})
+
+
+@pytest.mark.parametrize("text", ["traced", "traced:", "traced:0", "traced:two", ":3"])
+def test_a_favour_that_is_not_folder_and_times_is_refused(text: str) -> None:
+    import argparse
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        train_lot_net._favoured(text)
+    assert train_lot_net._favoured("traced:6")[1] == 6
