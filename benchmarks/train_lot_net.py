@@ -204,30 +204,34 @@ def prepare_pairs(folder: Path) -> None:
     """Cache every ``<name>_full`` frame of ``folder`` that has a ``<name>_empty`` twin (the same table,
     camera and lamps without pieces: the setup reference), such as a path tracer's renders
     (``scenegen.cycles``) or photos of a real table whose records give the array's ``corners_px``.
+    The records are read and checked as ``bench photos`` reads them (``bench_vision.photo_pairs``).
 
     Raises ValueError for a folder without such pairs or a record without corners: nothing to fit on.
     """
     import cv2
 
-    from scenegen.files import read_scene
+    from bench_vision import photo_pairs
 
-    pairs = [record for record in sorted(folder.glob("*_full.json"))
-             if record.with_name(record.name.replace("_full.json", "_empty.json")).exists()]
+    records = {image.stem: (image, truth) for image, truth in photo_pairs(folder, "prepare-pairs")}
+    pairs = [(records[stem], records[stem.removesuffix("_full") + "_empty"][0]) for stem in sorted(records)
+             if stem.endswith("_full") and stem.removesuffix("_full") + "_empty" in records]
     if not pairs:
         raise ValueError(f"{folder}: no <name>_full.json with a <name>_empty.json beside it")
     cv2.setNumThreads(1)
     CACHE.mkdir(parents=True, exist_ok=True)
     start = time.time()
-    for done, record in enumerate(pairs, 1):
-        image, truth = read_scene(record)
+    for done, ((image_path, truth), empty_path) in enumerate(pairs, 1):
         if "corners_px" not in truth:
-            raise ValueError(f"{record}: no corners_px (a frame is fitted at its array's known corners)")
-        path = CACHE / f"{_pair_number(record, truth)}.npz"
+            raise ValueError(f"{image_path.with_suffix('.json')}: no corners_px "
+                             "(a frame is fitted at its array's known corners)")
+        number = _pair_number(image_path, truth)
+        path = CACHE / f"{number}.npz"
         if not path.exists():
-            empty_image, _ = read_scene(record.with_name(record.name.replace("_full.json", "_empty.json")))
+            image, empty_image = (cv2.imread(str(p), cv2.IMREAD_COLOR) for p in (image_path, empty_path))
+            if image is None or empty_image is None:
+                raise OSError(f"{image_path if image is None else empty_path}: not an image OpenCV can read")
             edition = str(truth.get("params", {}).get("edition", "photo"))
-            cache_scene(path, image, empty_image, truth, _pair_number(record, truth),
-                        (image.shape[1], image.shape[0]), edition)
+            cache_scene(path, image, empty_image, truth, number, (image.shape[1], image.shape[0]), edition)
         if done % 20 == 0:
             print(f"prepared {done}/{len(pairs)} in {time.time() - start:.0f} s", file=sys.stderr, flush=True)
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import cv2
-import numpy as np
 
 from .render import Scene
 
@@ -27,14 +25,3 @@ def write_scene(scene: Scene, out_dir: str | Path, stem: str, *, image_format: s
     truth["image"] = image_path.name
     (out / f"{stem}.json").write_text(json.dumps(truth, indent=1) + "\n")
     return image_path
-
-
-def read_scene(record: str | Path) -> tuple[np.ndarray, dict[str, Any]]:
-    """The image and truth that write_scene wrote, from the truth JSON's path."""
-    path = Path(record)
-    truth = json.loads(path.read_text())
-    image_path = path.with_name(truth["image"])
-    image = cv2.imread(str(image_path))
-    if image is None:
-        raise OSError(f"cannot read {image_path}")
-    return image, truth

@@ -145,9 +145,10 @@ def test_a_folder_without_pairs_or_corners_is_refused(tmp_path: Path, monkeypatc
     from scenegen.files import write_scene
 
     monkeypatch.setattr(train_lot_net, "CACHE", tmp_path / "cache")
-    with pytest.raises(ValueError, match="no <name>_full.json"):
-        train_lot_net.prepare_pairs(tmp_path)
     scene = random_scene(3, size=(320, 240))
+    write_scene(scene, tmp_path / "alone", "photo_full")
+    with pytest.raises(ValueError, match="no <name>_full.json"):
+        train_lot_net.prepare_pairs(tmp_path / "alone")
     for name in ("photo_full", "photo_empty"):
         write_scene(scene, tmp_path, name)
     record = tmp_path / "photo_full.json"
