@@ -2343,6 +2343,93 @@ def test_two_doubtful_towers_beside_towers_of_their_colour_with_a_build_are_shad
     assert referee.game.moves == game.moves[: p + 1]
 
 
+def _a_shadow_that_stays_and_could_pass_for_a_move():
+    """``_two_shadows_that_could_pass_for_moves``, where the first shadow is on neither ply p + 1's
+    nor ply p + 2's lot, and with those two builds some order of the three is legal in turn."""
+    from itertools import permutations
+
+    game, p, spots = _two_shadows_that_could_pass_for_moves()
+    lot, colour = spots[0]
+    later = [(move.lot, move.piece) for move in game.moves[p + 1: p + 3]]
+    assert lot not in [build for build, _ in later] and all(move.cap is None for move in game.moves[p + 1: p + 3])
+    builds = [*later, (lot, Piece("tower", colour))]
+    assert any(_legal_in_turn(game_after(game, p + 1), order) for order in permutations(builds))
+    return game, p, spots
+
+
+def test_a_doubtful_tower_first_read_with_shadows_stays_a_shadow_while_play_goes_on():
+    """Two towers read doubtfully beside towers of their colour, from the reading of a build, left
+    out as the lamp's shadows (their look changed as they showed); then the second reads empty
+    (unsurely) while the first stays, and two moves are made while the board is never still.  The first is still a shadow (printed game
+    4605: caught up with the two builds as three moves, the turns were out for the rest of the
+    game): the two builds are caught up alone."""
+    game, p, spots = _a_shadow_that_stays_and_could_pass_for_a_move()
+    boards = positions_of(game)
+    referee = started(boards, p)
+    names = [LOT_NAMES[lot] for lot, _ in spots]
+    towers = {name: {"kind": "tower", "color": colour} for name, (_, colour) in zip(names, spots)}
+    empty = {name: RunnerUp(None, 0.15, 0.9) for name in names}
+    for _ in range(referee.max_looks + 1):
+        referee.observe(seen(dict(boards[p + 1], structures={**boards[p + 1]["structures"], **towers}),
+                             dict(zip(names, (0.82, 0.85))), runners_up=empty, departed=frozenset(names)))
+    assert referee.game.moves == game.moves[: p + 1]
+    first = {names[0]: towers[names[0]]}
+    tower_unsure = {names[1]: RunnerUp(Structure("tower", spots[1][1]), 0.4, 0.9)}
+    for _ in range(referee.max_looks + 1):
+        referee.observe(seen(dict(boards[p + 3], structures={**boards[p + 3]["structures"], **first}),
+                             {names[0]: 0.82, names[1]: 0.6}, runners_up={names[0]: empty[names[0]], **tower_unsure}))
+    assert referee.game.moves == game.moves[: p + 3]
+
+
+def _a_shadow_that_could_pass_for_a_move():
+    """A game, a ply p building an uncapped tower, and an empty lot within two lots of it, on a tile
+    of a tower's colour, where a tower of that colour is the next player's legal build after p and
+    not on ply p + 1's lot (two moves a catch-up would take)."""
+    for seed in range(80):
+        game = played_game(seed)
+        for p in range(4, game.ply - 3):
+            move = game.moves[p]
+            if move.lot is None or move.cap is not None or move.piece.kind != "tower":
+                continue
+            after = game_after(game, p + 1)
+            for lot in range(80):
+                colour = after.position.tiles[TILE_OF[lot]].color
+                if lot in after.position.structures or colour == "black" or lots_apart(lot, move.lot) > 2 \
+                        or lot == game.moves[p + 1].lot:
+                    continue
+                if not after.violations(Move(after.turn, lot, Piece("tower", colour))):
+                    return game, p, lot, colour
+    raise LookupError("no shadow that could pass for a move")
+
+
+@pytest.mark.parametrize("surety", [0.79, 0.97])
+def test_a_tower_first_read_with_a_tower_set_down_beside_it_is_its_shadow_unless_read_surely(surety):
+    """A tower set down and, from the same reading, a lot beside it read surely empty until then
+    reading as a tower of its tile's colour at 0.79, its runner-up the same tower capped (so a tower
+    there looks sure): the new tower's shadow (printed game 4002: caught up as two moves, the turns
+    were out for the rest of the game).  The build is taken alone, and the next move too while the
+    shadow stays.  Read at 0.97, the same board is two moves."""
+    game, p, lot, colour = _a_shadow_that_could_pass_for_a_move()
+    boards = positions_of(game)
+    referee = started(boards, p)
+    name = LOT_NAMES[lot]
+    shadow = {name: {"kind": "tower", "color": colour}}
+    capped = {name: RunnerUp(Structure("tower", colour, "white"), round(0.99 - surety, 2), 0.95)} \
+        if surety < 0.9 else {}
+    for _ in range(referee.max_looks + 1):
+        referee.observe(seen(dict(boards[p + 1], structures={**boards[p + 1]["structures"], **shadow}),
+                             {name: surety}, runners_up=capped))
+    if surety > 0.9:
+        assert referee.game.moves[: p + 1] == game.moves[: p + 1] and referee.game.ply == p + 2
+        assert referee.game.moves[p + 1].lot == lot
+        return
+    assert referee.game.moves == game.moves[: p + 1]
+    for _ in range(referee.max_looks + 1):
+        referee.observe(seen(dict(boards[p + 2], structures={**boards[p + 2]["structures"], **shadow}),
+                             {name: surety}, runners_up=capped))
+    assert referee.game.moves == game.moves[: p + 2]
+
+
 def test_a_board_that_is_no_move_read_unsurely_is_not_warned_about_before_it_held_for_the_looks(game, boards):
     """A piece read at 0.83 and 0.85 on an empty lot, one the mover has none of left (the other player
     has), then gone: a phantom (a shadow, a leaning neighbour's top) like the one that made "white

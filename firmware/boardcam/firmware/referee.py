@@ -266,6 +266,11 @@ class Referee:
         # they read surely empty: icon lots where a structure showed while
         # rule 5 kept them free, and lots of moves taken back (see Referee._bar)
         self._held_bars: dict[int, float] = {}
+        # ...and of those, the lots left out as a tower's shadow (their cap's doubt adds nothing to their
+        # piece's: see Referee._build_confidence)
+        self._shadows: set[int] = set()
+        # the readings (by number) that first showed a structure later left out as a phantom
+        self._phantom_readings: set[int] = set()
         # How surely each accepted build was read when it was accepted, by lot
         self._accepted_confidence: dict[int, float] = {}
         self._cap_confidence: dict[int, float] = {}  # ...and each accepted cap, by the capped lot
@@ -476,6 +481,8 @@ class Referee:
         self._faint.clear()
         self._departed_builds.clear()
         self._held_bars.clear()
+        self._shadows.clear()
+        self._phantom_readings.clear()
         self._accepted_confidence.clear()
         self._built_surely.clear()
         self._unseen.clear()
@@ -1065,6 +1072,7 @@ class Referee:
         self._seen_empty |= self._empty_now
         for name in self._empty_now:
             self._held_bars.pop(parse_lot(name), None)
+            self._shadows.discard(parse_lot(name))
             self._structures_seen.pop(parse_lot(name), None)
 
     def _note_structures_seen(self, observation: Observation) -> None:
@@ -1585,8 +1593,30 @@ class Referee:
             return None
         moves = self._sequence_to(after, added)
         if moves is None or self._doubtful_extras(after, added):
-            return None  # (with doubtful extras: one move beside a phantom, _without_doubtful_arrival)
+            # (with doubtful extras: one move beside a phantom, _without_doubtful_arrival)
+            return self._missed_moves_beside_shadows(after, added)
         return moves
+
+    def _missed_moves_beside_shadows(self, after: Position, added: list[int]) -> list[Move] | None:
+        """The moves, turn by turn, that make the accepted board ``after`` less the towers
+        ``_tower_shadows`` names, when two or more structures are left; None when there are
+        no such towers, or no legal order of what is left.
+
+        Why: the light that casts a shadow stays, and so does the shadow,
+        while the players play on.  Printed game 4605: E4's "blue tower"
+        from the lamp change stood at 0.80 while black's green dome on H7,
+        read at 0.54, went unread until white had built on A5; the three
+        were caught up as black's E4, white's A5 and black's H7, and the
+        turns were out for the rest of the game.  Without the shadow the
+        two real builds are two moves in turn.
+        """
+        shadows = self._tower_shadows(after, added)
+        rest = [lot for lot in added if lot not in shadows]
+        if not shadows or len(rest) < 2:
+            return None
+        board = _without(after, *shadows)
+        moves = self._sequence_to(board, rest)
+        return None if moves is None or self._doubtful_extras(board, rest) else moves
 
     def _moves_to_board_as_it_stands(self, after: Position) -> list[Move] | None:
         """Moves, turn by turn, from the accepted board to ``after``: a legal order if the search
@@ -1672,11 +1702,17 @@ class Referee:
         shape (``_displaced_tower``): a lot read surely empty until then is
         that tower's top, not a piece.  With no such lot, two or more
         doubtful towers beside towers of their colour may be those towers'
-        shadows together (``_shadows_of_towers``).
+        shadows together (``_shadows_of_towers``).  And a tower that first
+        showed with a tower set down beside it may be that tower's shadow,
+        however surely a tower is read there (``_shadow_of_a_tower_set_down``).
         """
         assert self.game is not None and self.accepted is not None
         doubtful = []
         for lot in added:
+            if self._shadow_of_a_tower_set_down(lot, after):
+                if self._one_legal_move_without(after, lot) is not None:
+                    doubtful.append(lot)
+                continue
             if self._best_confidence(lot) >= DOUBTFUL_MOVE:
                 continue
             if (self._arrived_on(lot) or self._first_seen.get(lot, self._readings) <= self._accepted_at
@@ -1690,6 +1726,8 @@ class Referee:
     def _shadows_of_towers(self, after: Position, added: list[int]) -> list[int]:
         """Two or more new towers read doubtfully, first read in one reading, each beside an
         accepted tower of its colour, without which the board is one legal move; else none.
+        Or one such tower, first read in a reading that first showed another structure since left
+        out as a phantom (``_without_doubtful_arrival``).
 
         Why: when the lamp moves, a tall tower's shadow falls on a lot beside
         it, and its dark outline on the print reads as a tower of that colour.
@@ -1701,13 +1739,75 @@ class Referee:
         is no phantom by the rule above, as its lot read surely empty, but
         two moves more than the one a hand made, each the shape and colour
         of the tower beside it, are likelier the light than the players.
+        The pair stays a pair: in that game E4's "blue tower" stood on at
+        0.79 to 0.89 after G8's phantom had once read at 0.90 (too surely
+        to count among the doubtful here), and five plies on it was caught
+        up as white's move with black's real tower on C2, which put the
+        turns out again.  A reading that showed one phantom showed the
+        light changing, and a doubtful tower it first showed beside a tower
+        of its colour is that light too.
         """
+        towers = self._tower_shadows(after, added)
+        if not towers:
+            return []
+        board, rest = _without(after, *towers), [lot for lot in added if lot not in towers]
+        if len(rest) >= 2:  # moves made while the board was never still, beside the shadows
+            return towers if self._sequence_to(board, rest) is not None else []
+        return towers if self._legal_move_to(board) is not None else []
+
+    def _tower_shadows(self, after: Position, added: list[int]) -> list[int]:
+        """The towers ``_shadows_of_towers`` takes for shadows, whatever the board is without them."""
         assert self.accepted is not None
         towers = [lot for lot in added if self._best_confidence(lot) < DOUBTFUL_MOVE
                   and _beside_a_tower_like(self.accepted, lot, after.structures[lot])]
-        if len(towers) < 2 or len({self._first_seen.get(lot) for lot in towers}) != 1:
+        firsts = {self._first_seen.get(lot) for lot in towers}
+        if len(firsts) != 1 or len(towers) < 2 and not firsts <= self._phantom_readings:
             return []
-        return towers if self._legal_move_to(_without(after, *towers)) is not None else []
+        return towers
+
+    def _shadow_of_a_tower_set_down(self, lot: int, after: Position) -> bool:
+        """Whether ``lot``'s new structure is a tower of its tile's colour, or of a tower beside it,
+        read less surely than ``RETRACTED_CONFIDENCE`` now, first read in the reading that first read
+        another tower within a tower's shadow of it (``BUILD_SHADOW_REACH``): a new one read surely,
+        or one accepted since.
+
+        Why: a pyramid's shadow is a dark triangle, and on a tile's print it
+        looks like the shaded face of a pyramid of the print's colour.
+        Printed game 4002: black set a green tower on G6, its shadow fell on
+        G7, a blue tile's lot read surely empty until then, and G7 read
+        "blue tower" at 0.78 to 0.90 from that reading on, its runner-up the
+        same tower capped, so a tower there looked sure.  Caught up as black's
+        G6 and white's G7, the turns were out for the rest of the game (14 of
+        38 moves, 5 false warnings).  One hand sets down one piece, and a
+        second tower come exactly with the first, beside it, not read as
+        surely as a tower set down reads, is the first one's shadow.  The
+        lot's own confidence counts here, not its piece's with the cap in
+        doubt (``_build_confidence``): a shadow is no tower, capped or not.
+        """
+        assert self.accepted is not None
+        structure = after.structures.get(lot)
+        first = self._first_seen.get(lot)
+        if structure is None or structure.kind != "tower" or first is None or self._observation is None \
+                or lot in self.accepted.structures:
+            return False
+        if self._observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= RETRACTED_CONFIDENCE:
+            return False
+        if structure.color != after.tiles[TILE_OF[lot]].color \
+                and not _beside_a_tower_like(self.accepted, lot, structure):
+            return False
+        reach = BUILD_SHADOW_REACH["tower"]
+        return any(_lots_apart(other, lot) <= reach and self._set_down_with(other, first, after)
+                   for other in after.structures if other != lot)
+
+    def _set_down_with(self, tower: int, reading: int, after: Position) -> bool:
+        """Whether ``after``'s tower on ``tower`` was first read in ``reading``: accepted so, or new
+        and read surely."""
+        assert self.accepted is not None
+        if after.structures[tower].kind != "tower":
+            return False
+        if tower in self.accepted.structures:
+            return self._landed_at.get(tower) == reading
+        return self._first_seen.get(tower) == reading and self._best_confidence(tower) >= DOUBTFUL_MOVE
 
     def _arrived_on(self, lot: int) -> bool:
         """Whether something came to ``lot`` since the last move: it read surely empty since, or
@@ -1796,7 +1896,10 @@ class Referee:
         left unread, every later move goes to the wrong player.  Which cap
         the rules settle (``_legal_runner_up``: a black cap on white's turn),
         and later readings (``_late_cap``, ``_uncap_doubtful``: the cap is
-        noted as read as unsurely as it was).
+        noted as read as unsurely as it was).  Not on a lot left out as a
+        tower's shadow (``_shadow_of_a_tower_set_down``): there "the tower, or
+        the tower capped" is the shadow's shape, and only a surer reading
+        of the piece itself makes it one.
         """
         assert self.accepted is not None
         confidence = dict(observation.lot_confidence)
@@ -1804,7 +1907,8 @@ class Referee:
         for name, alt in observation.runners_up.items():
             lot = parse_lot(name)
             read = observation.position.structures.get(lot)
-            if read is None or lot in self.accepted.structures or not _only_its_cap_in_doubt(read, alt):
+            if read is None or lot in self.accepted.structures or lot in self._shadows \
+                    or not _only_its_cap_in_doubt(read, alt):
                 continue
             self._cap_doubted[lot] = float(confidence.get(name, 1.0))
             confidence[name] = min(1.0, self._cap_doubted[lot] + alt.probability)
@@ -2236,7 +2340,7 @@ class Referee:
         old = self.accepted.structures
         doubtful = [lot for lot in after.structures if lot not in old
                     and (self._best_confidence(lot) < self._doubtful_below(lot, after.structures[lot])
-                         or self._stood_unread(lot, after))]
+                         or self._stood_unread(lot, after) or self._shadow_of_a_tower_set_down(lot, after))]
         options = []
         for kept in (None, *doubtful):
             left_out = [lot for lot in doubtful if lot != kept]
@@ -2253,6 +2357,10 @@ class Referee:
         for lot in left_out:  # each needs what it failed to meet, to count later
             bar = max(RETRACTED_CONFIDENCE, self._doubtful_below(lot, after.structures[lot]))
             self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), bar)
+            if self._shadow_of_a_tower_set_down(lot, after):
+                self._shadows.add(lot)
+            if lot in self._first_seen:
+                self._phantom_readings.add(self._first_seen[lot])
         if mended is not None:
             return self._take_with_layout(mended.game, (move,), colour=mended.colour, icon=mended.icon)
         return self._accept(move, override=False)
