@@ -2360,9 +2360,9 @@ def _a_shadow_that_stays_and_could_pass_for_a_move():
 def test_a_doubtful_tower_first_read_with_shadows_stays_a_shadow_while_play_goes_on():
     """Two towers read doubtfully beside towers of their colour, from the reading of a build, left
     out as the lamp's shadows (their look changed as they showed); then the second reads empty
-    (unsurely) while the first stays, and two moves are made while the board is never still.  The first is still a shadow (printed game
-    4605: caught up with the two builds as three moves, the turns were out for the rest of the
-    game): the two builds are caught up alone."""
+    (unsurely) while the first stays, and two moves are made while the board is never still.  The
+    first is still a shadow (printed game 4605: caught up with the two builds as three moves, the
+    turns were out for the rest of the game): the two builds are caught up alone."""
     game, p, spots = _a_shadow_that_stays_and_could_pass_for_a_move()
     boards = positions_of(game)
     referee = started(boards, p)

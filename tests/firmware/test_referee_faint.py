@@ -127,6 +127,24 @@ def test_an_illegal_faint_build_is_only_looked_at_never_warned(game, boards):
     assert referee.game.ply == 3
 
 
+def test_a_faint_build_is_caught_up_with_the_next_players_build_that_alone_is_no_move(game, boards):
+    """A faint build shown once ("empty 0.6" with the piece behind it), then the next player's
+    build read surely while the faint lot reads "empty 0.88": that build, judged as the mover's, is
+    no move (the mover has none of its piece left).  Printed game 4003: warned about, then caught
+    up in the wrong turns.  The faint build and the next build are the two moves, in turn."""
+    referee, lot, piece = three_plies_in(boards)
+    mover, later = game.moves[3], game.moves[4]
+    assert later.lot is not None and later.piece != mover.piece and later.player != mover.player
+    referee.game.supply[mover.player][later.piece] = 0
+    referee.observe(seen(boards[3], {lot: 0.6}, runners_up={lot: faint(piece)}))
+    following = dict(boards[5], structures={k: v for k, v in boards[5]["structures"].items() if k != lot})
+    outs = [referee.observe(seen(following, {lot: 0.88}, runners_up={lot: faint(piece, probability=0.12)}))
+            for _ in range(2)]
+    assert Light.RED not in [out.light for out in outs]
+    assert referee.game.moves == game.moves[:5]
+    assert outs[-1].light is Light.GREEN and "check it" in referee.note
+
+
 def test_a_sure_move_elsewhere_wins_over_a_faint_one(boards):
     referee, lot, piece = three_plies_in(boards)
     other = next(name for name in LOT_NAMES if name not in boards[4]["structures"])

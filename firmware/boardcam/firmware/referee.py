@@ -271,6 +271,8 @@ class Referee:
         self._shadows: set[int] = set()
         # the readings (by number) that first showed a structure later left out as a phantom
         self._phantom_readings: set[int] = set()
+        # the faint builds (Referee._faint_builds) shown since the last move, by lot, until read surely empty
+        self._faint_since: dict[int, Structure] = {}
         # How surely each accepted build was read when it was accepted, by lot
         self._accepted_confidence: dict[int, float] = {}
         self._cap_confidence: dict[int, float] = {}  # ...and each accepted cap, by the capped lot
@@ -483,6 +485,7 @@ class Referee:
         self._held_bars.clear()
         self._shadows.clear()
         self._phantom_readings.clear()
+        self._faint_since.clear()
         self._accepted_confidence.clear()
         self._built_surely.clear()
         self._unseen.clear()
@@ -522,6 +525,7 @@ class Referee:
         changed = _changed_lots(self.accepted, after)
         self._note_departed(observation, changed)
         faint = self._faint_builds(observation)
+        self._faint_since.update((parse_lot(name), structure) for name, structure in faint)
         self._note_seen_empty(observation)
         self._caps_now = self._cap_chances(observation)
         if not changed:
@@ -618,7 +622,8 @@ class Referee:
                 retracted = self._retract_doubtful(after, observation)
                 if retracted is not None:
                     return retracted
-                caught_up = self._with_unread_builds(unread, after, observation)
+                caught_up = self._with_unread_builds(unread, after, observation) \
+                    or self._caught_up_with_faint(after)
                 if caught_up is not None:
                     return caught_up
             if self._out_of_caps(inference.move, violations):
@@ -648,7 +653,7 @@ class Referee:
         overruled = self._played_past_layout(after, frozenset(TILE_OF[parse_lot(name)] for name in unsure))
         if overruled is not None:
             return overruled
-        caught_up = self._catch_up(after)
+        caught_up = self._catch_up(after) or self._caught_up_with_faint(after)
         if caught_up is not None:
             return caught_up
         second = self._legal_runner_up(after, observation)  # (before a take-back, as above)
@@ -1073,6 +1078,7 @@ class Referee:
         for name in self._empty_now:
             self._held_bars.pop(parse_lot(name), None)
             self._shadows.discard(parse_lot(name))
+            self._faint_since.pop(parse_lot(name), None)
             self._structures_seen.pop(parse_lot(name), None)
 
     def _note_structures_seen(self, observation: Observation) -> None:
@@ -1231,6 +1237,33 @@ class Referee:
         moves = self._missed_moves(board)
         if moves is None:
             return None
+        return self._marked_faint(self._caught_up(moves), structures, caps=set())
+
+    def _caught_up_with_faint(self, after: Position) -> Outputs | None:
+        """``after``, a board that is no legal move, with the faint builds shown since the last move
+        (``_faint_builds``) on lots it leaves empty added, caught up turn by turn (``_missed_moves``),
+        each faint build marked; None when there are none or no order of them all is legal.
+
+        Why: a faint build is taken alone only while nothing else changed,
+        and the next player need not wait for it.  Printed game 4003: black's
+        red dome on its red tile G1 read "empty 0.57, red dome 0.43" on a lot
+        read surely empty since white's last move, and a frame later white's
+        red tower on E8 read surely.  Judged as black's, that was "black has
+        no red tower left", a warning, and the two builds were later caught
+        up in the wrong turns (32 of 37 moves, 3 false warnings).  The dome
+        first, then the tower, is the one order the turns allow.  The
+        dome's doubt comes and goes ("empty" at 0.57 to 0.88 on the next
+        readings), so a faint build counts until its lot reads surely empty.
+        """
+        structures = {lot: structure for lot, structure in self._faint_since.items() if lot not in after.structures}
+        if not structures:
+            return None
+        board = Position(after.tiles, {**after.structures, **structures})
+        moves = self._missed_moves(board)
+        if moves is None:
+            return None
+        if not self._confirmed(after):
+            return self._look_again()
         return self._marked_faint(self._caught_up(moves), structures, caps=set())
 
     def _take_faint_build(self, lot: str, structure: Structure) -> Outputs:
@@ -1872,7 +1905,8 @@ class Referee:
 
     def _note_accepted(self, move: Move) -> None:
         """Remember how surely the move's build, and its cap, were read when it was accepted, and
-        the reading each was first seen in."""
+        the reading each was first seen in; forget the faint builds shown before it."""
+        self._faint_since.clear()
         if move.lot is not None:
             self._landed_at[move.lot] = self._first_seen.get(move.lot, self._readings)
             self._accepted_confidence[move.lot] = self._best_confidence(move.lot)
