@@ -1788,6 +1788,69 @@ def test_a_rule_5_breach_on_a_tile_read_unsurely_at_setup_moves_its_icon(game, b
     assert replayed.moves == game.moves[: k + 1] and replayed.position.tiles == game.position.tiles
 
 
+def _an_icon_breach_a_mend_would_explain(game):
+    """A ply k (a build without a cap), and a tile whose icon lot (empty then, not ply k's lot) ply
+    k's piece would break rule 5 alone on, with another lot of that tile on which the icon makes
+    the game so far and that build legal: (k, tile name, icon lot, the other lot)."""
+    from boardcam.engine.aliencity import TILE_LOTS, Game, Tile
+
+    tiles = game.position.tiles
+    for k in range(2, game.ply - 2):
+        move = game.moves[k]
+        if move.cap is not None or move.lot is None:
+            continue
+        before = game_after(game, k)
+        for tile_lot, tile in tiles.items():
+            icon = tile.icon
+            if icon == move.lot or icon in before.position.structures:
+                continue
+            wrong = Move(move.player, icon, move.piece)
+            if [v.rule for v in before.violations(wrong)] != [5]:
+                continue
+            for other in TILE_LOTS[tile_lot]:
+                if other == icon or other in before.position.structures:
+                    continue
+                replay = Game({**tiles, tile_lot: Tile(tile.color, other)}, game.rules)
+                if all(not replay.violations(m) and replay.push(m) is None for m in (*game.moves[:k], wrong)):
+                    return k, LOT_NAMES[tile_lot], icon, other
+    raise LookupError("no rule-5 breach a moved icon would explain")
+
+
+def test_a_mended_icon_goes_back_when_the_build_it_rested_on_is_moved(game, boards):
+    """A build on a tile's icon lot against rule 5, on a tile the setup read unsurely: the icon is
+    taken to be elsewhere and the build accepted.  Then the players move the piece to the lot the
+    rules allow (what a warning would have had them do), and the re-reading corrects the move.  The
+    mend rested on that build alone: the setup's tiles come back, logged (made-up-art game 1103:
+    the mended tiles stayed, and a legal build four plies on was warned about)."""
+    from boardcam.firmware.gamelog import game_from_records
+
+    k, tile, icon, other = _an_icon_breach_a_mend_would_explain(game)
+    move = game.moves[k]
+    ranking = (icon, other)
+
+    def shown(doc):
+        return seen(doc, tile_confidence={tile: 0.6}, icon_order={tile: ranking})
+
+    referee = Referee(confirm_reads=1)
+    records = list(referee.observe(shown(boards[0])).records)
+    records += referee.press(ButtonEvent.SCORE).records
+    for doc in boards[1: k + 1]:
+        records += referee.observe(shown(doc)).records
+    illegal = with_structure(boards[k], icon, move.piece.kind, move.piece.color)
+    out = referee.observe(shown(illegal))
+    records += out.records
+    assert out.light is Light.GREEN and referee.game.ply == k + 1
+    assert referee.game.position.tiles[TILE_OF[icon]].icon == other  # mended
+    for _ in range(3):
+        out = referee.observe(shown(boards[k + 1]))
+        records += out.records
+    assert referee.game.moves == game.moves[: k + 1]
+    assert referee.game.position.tiles == game.position.tiles
+    assert any(r["type"] == "tiles" and r.get("icon") == {tile: LOT_NAMES[icon]} for r in records)
+    replayed = game_from_records(records)
+    assert replayed.moves == game.moves[: k + 1] and replayed.position.tiles == game.position.tiles
+
+
 def test_a_piece_on_the_icon_lot_of_a_tile_read_unsurely_at_setup_needs_no_surer_reading(game, boards):
     """The bar an icon lot's arrival must meet (a print read as a piece) holds only where the setup
     was sure of the icon: on a tile it asked about, a build read at 0.85 there is a move, and the

@@ -273,6 +273,9 @@ class Referee:
         self._phantom_readings: set[int] = set()
         # the faint builds (Referee._faint_builds) shown since the last move, by lot, until read surely empty
         self._faint_since: dict[int, Structure] = {}
+        # the plies (numbered as Game.ply after each) last taken on a mended layout, and the tiles before
+        # the mend (see Referee._unmended)
+        self._mend: tuple[frozenset[int], dict[int, Tile]] | None = None
         # How surely each accepted build was read when it was accepted, by lot
         self._accepted_confidence: dict[int, float] = {}
         self._cap_confidence: dict[int, float] = {}  # ...and each accepted cap, by the capped lot
@@ -486,6 +489,7 @@ class Referee:
         self._shadows.clear()
         self._phantom_readings.clear()
         self._faint_since.clear()
+        self._mend = None
         self._accepted_confidence.clear()
         self._built_surely.clear()
         self._unseen.clear()
@@ -2327,6 +2331,8 @@ class Referee:
                           icon: Mapping[str, str] | None = None, words: str = "") -> Outputs:
         """Accept ``moves`` in turn on ``replay`` (the game so far on a mended layout: a tile's
         ``icon`` moved, or its ``colour`` changed), logging the new layout first."""
+        assert self.game is not None
+        before = dict(self.game.position.tiles)
         self.game = replay
         self.layout = Position(replay.position.tiles)
         record: dict[str, Any] = {"type": "tiles", "ply": replay.ply, "tiles": self.layout.to_json()["tiles"]}
@@ -2338,6 +2344,7 @@ class Referee:
         for move in moves:
             outputs = self._accept(move, override=False)
             records.extend(outputs.records)
+        self._mend = (frozenset(range(self.game.ply - len(moves) + 1, self.game.ply + 1)), before)
         mended = [f"{key}'s icon on {lot}" for key, lot in (icon or {}).items()] + \
                  [f"{key} taken as {c}" for key, c in (colour or {}).items()]
         return self._noted(outputs, f" ({'; '.join(mended)}){words}", tuple(records))
@@ -2651,13 +2658,14 @@ class Referee:
                 structures[lot] = now.with_cap(None)
         return Position(after.tiles, structures)
 
-    def _settled(self, record: dict[str, Any], after: Position) -> Outputs:
-        """Outputs after a history rewrite logged by ``record``; what the board shows beyond the
-        rewritten history (the move being made now, or a late cap) is judged as usual."""
+    def _settled(self, record: dict[str, Any], after: Position, *more: dict[str, Any]) -> Outputs:
+        """Outputs after a history rewrite logged by ``record`` (and ``more`` records after it); what
+        the board shows beyond the rewritten history (the move being made now, or a late cap) is
+        judged as usual."""
         assert self.game is not None
         if self.game.is_over():
-            return self._finished_with(record)
-        settled = self._emit(Light.GREEN, self._turn_screen(), records=(record,))
+            return self._finished_with(record, *more)
+        settled = self._emit(Light.GREEN, self._turn_screen(), records=(record, *more))
         if after != self.accepted:
             rest = self._observe_game(Observation(after))
             return Outputs(rest.light, rest.screen, rest.beep, settled.records + rest.records,
@@ -2818,9 +2826,45 @@ class Referee:
         record["corrected"] = [record["ply"] + i for i, (old, new) in enumerate(zip(found.popped, found.moves))
                                if old != new]
         self.note = found.words()
+        unmended = self._unmended(record["corrected"])
+        if unmended is not None:
+            self.note += " (the tiles as set up)"
+            return self._settled(record, after, unmended)
         # The plies re-read in place; what remains is the move being made now
         # (an illegal one, or a late cap): judged as usual, the board still vouched for.
         return self._settled(record, after)
+
+    def _unmended(self, corrected: list[int]) -> dict[str, Any] | None:
+        """The layout as it was before the last mend, back, with its ``tiles`` record for the log,
+        when a re-reading changed a move taken with that mend (``corrected``: ply numbers) and the
+        game so far is legal on it; None otherwise.
+
+        Why: a mend rests on the build it made legal, and nothing else.
+        Made-up-art game 1103 (`bench app --edition R --count 6 --seed
+        1100`): white set a red tower on C3, against rule 3, and the
+        referee, whose setup had read two tiles unsurely, took it as C3
+        being red and G1 green; the players then moved the tower to C7 (a
+        correction), but the swapped tiles stayed, and four plies later a
+        legal red dome on G2 was warned about.
+        """
+        assert self.game is not None
+        if self._mend is None or not set(corrected) & self._mend[0]:
+            return None
+        before = self._mend[1]
+        self._mend = None
+        replay = _replayed(before, self.game)
+        if replay is None:
+            return None
+        colour, icon = _layout_changes(self.game.position.tiles, before)
+        self.game = replay
+        self.layout = Position(replay.position.tiles)
+        self.accepted = self.game.position.copy()
+        record: dict[str, Any] = {"type": "tiles", "ply": replay.ply, "tiles": self.layout.to_json()["tiles"]}
+        if icon:
+            record["icon"] = icon
+        if colour:
+            record["color"] = colour
+        return record
 
     def _illegal(self, verdict: Verdict) -> Outputs:
         same = self.verdict is not None and self.verdict.observed == verdict.observed
