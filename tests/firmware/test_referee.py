@@ -2470,8 +2470,9 @@ def test_a_tower_first_read_with_a_tower_set_down_beside_it_is_its_shadow_unless
     """A tower set down and, from the same reading, a lot beside it read surely empty until then
     reading as a tower of its tile's colour at 0.79, its runner-up the same tower capped (so a tower
     there looks sure): the new tower's shadow (printed game 4002: caught up as two moves, the turns
-    were out for the rest of the game).  The build is taken alone, and the next move too while the
-    shadow stays.  Read at 0.97, the same board is two moves."""
+    were out for the rest of the game).  The build is taken alone, the looks at the shadow end with
+    the light green, and the next move is taken too while the shadow stays.  Read at 0.97, the same
+    board is two moves."""
     game, p, lot, colour = _a_shadow_that_could_pass_for_a_move()
     boards = positions_of(game)
     referee = started(boards, p)
@@ -2480,13 +2481,18 @@ def test_a_tower_first_read_with_a_tower_set_down_beside_it_is_its_shadow_unless
     capped = {name: RunnerUp(Structure("tower", colour, "white"), round(0.99 - surety, 2), 0.95)} \
         if surety < 0.9 else {}
     for _ in range(referee.max_looks + 1):
-        referee.observe(seen(dict(boards[p + 1], structures={**boards[p + 1]["structures"], **shadow}),
-                             {name: surety}, runners_up=capped))
+        out = referee.observe(seen(dict(boards[p + 1], structures={**boards[p + 1]["structures"], **shadow}),
+                                   {name: surety}, runners_up=capped))
     if surety > 0.9:
         assert referee.game.moves[: p + 1] == game.moves[: p + 1] and referee.game.ply == p + 2
         assert referee.game.moves[p + 1].lot == lot
         return
     assert referee.game.moves == game.moves[: p + 1]
+    # the shadow ruled on, the looks at it end green, not with "Cannot read" and an amber light
+    lights = [referee.observe(seen(dict(boards[p + 1], structures={**boards[p + 1]["structures"], **shadow}),
+                                   {name: surety}, runners_up=capped)).light for _ in range(referee.max_looks + 1)]
+    assert lights[-1] is Light.GREEN and Light.RED not in lights
+    assert referee.game.moves == game.moves[: p + 1]  # nor is the shadow the next player's move after the looks
     for _ in range(referee.max_looks + 1):
         referee.observe(seen(dict(boards[p + 2], structures={**boards[p + 2]["structures"], **shadow}),
                              {name: surety}, runners_up=capped))

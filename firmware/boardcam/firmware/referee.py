@@ -566,6 +566,8 @@ class Referee:
                         taken = self._one_new_unsure_piece(after, unsure, changed, observation)
                     if taken is not None:
                         return taken
+                    if all(parse_lot(name) in self._shadows for name in unsure):
+                        return self._past_shadows()
                 return self._looking(unsure)
             # Looked enough: a lot that stays unsure must not hold up a move read
             # confidently elsewhere.  It counts as it was; once it reads clearly,
@@ -784,7 +786,7 @@ class Referee:
         lot = parse_lot(name)
         read = observation.position.structures.get(lot)
         alt = observation.runners_up.get(name)
-        if lot in self.accepted.structures or read is None or alt is None or alt.structure is None \
+        if lot in self.accepted.structures or lot in self._shadows or read is None or alt is None or alt.structure is None \
                 or not _surely_a_piece(observation, name):
             return None
         options = [(structure, move) for structure in (read, alt.structure)
@@ -1208,10 +1210,17 @@ class Referee:
         and B8, read surely a move later, was caught up as a move of its
         own.  Ten plies on, black's real red tower was one too many, and
         the game was lost.  Looking on lets the tower read surely.
+
+        A lot left out as a tower's shadow (``_shadow_of_a_tower_set_down``)
+        is no such piece: it is ruled on, and only a surer reading makes it
+        a piece again (``_bar``).  Else, after the looks, its "tower, or the
+        tower capped" was taken as the next player's move by the rules
+        (``_one_legal_answer``), or caught up as a pending arrival.
         """
         assert self.accepted is not None
         return [name for name in unsure
-                if parse_lot(name) in after.structures and parse_lot(name) not in self.accepted.structures]
+                if (lot := parse_lot(name)) in after.structures and lot not in self.accepted.structures
+                and lot not in self._shadows]
 
     def _take_faint_builds(self, faint: list[tuple[str, Structure]]) -> Outputs | None:
         """One faint build taken as ``_take_faint_build`` does; two or three taken as moves missed
@@ -1531,6 +1540,19 @@ class Referee:
             return False
         move = Move(self.game.turn, lot, Piece(structure["kind"], structure["color"]))
         return any(v.rule in TILE_RULES for v in self.game.violations(move))
+
+    def _past_shadows(self) -> Outputs:
+        """The light and screen as they were before the looks at lots left out as towers' shadows.
+
+        Why: "Cannot read G7, set the piece straight" sends the players to a
+        piece that is not there, and keeps the light amber until the next
+        move (printed game 4002: most of the game, once G7 was known for the
+        new G6 tower's shadow).  The shadow is ruled on; a piece there still
+        counts once it reads surely (``_bar``).
+        """
+        if self._outputs.light is Light.AMBER:
+            return self._emit(Light.GREEN, self._turn_screen())
+        return self._emit(self._outputs.light, self._outputs.screen)
 
     def _looking(self, unsure: list[str]) -> Outputs:
         base = self._turn_screen()
