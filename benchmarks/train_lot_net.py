@@ -243,6 +243,7 @@ def _pair_number(record: Path, truth: dict[str, Any]) -> int:
 
     return int(truth["seed"]) if "seed" in truth else 10**10 + zlib.crc32(record.stem.encode())
 
+
 def prepare(first: int, count: int, jobs: int, size: tuple[int, int] | None = None, edition: str | None = None,
             reflections: bool = False, glass: bool = False, relit: bool = False, clear: bool = False,
             soft_coins: bool = False, low_lamps: bool = False) -> None:

@@ -545,9 +545,7 @@ class Referee:
             taken = self._departed_build(observation)
             if taken is not None:
                 return taken
-            if self._outputs.light is Light.AMBER:  # a doubt about an old lot passed
-                return self._emit(Light.GREEN, self._turn_screen())
-            return self._emit(self._outputs.light, self._outputs.screen)
+            return self._doubt_passed()  # a doubt about an old lot passed
         after, unsure = self._merge_looks(after, changed, self._build_confidence(observation))
         unread: Position | None = None  # the board with the builds read too unsurely to count
         self._note_arrivals(after)  # an unsure look still shows that something is there
@@ -567,7 +565,7 @@ class Referee:
                     if taken is not None:
                         return taken
                     if all(parse_lot(name) in self._shadows for name in unsure):
-                        return self._past_shadows()
+                        return self._doubt_passed()
                 return self._looking(unsure)
             # Looked enough: a lot that stays unsure must not hold up a move read
             # confidently elsewhere.  It counts as it was; once it reads clearly,
@@ -786,8 +784,8 @@ class Referee:
         lot = parse_lot(name)
         read = observation.position.structures.get(lot)
         alt = observation.runners_up.get(name)
-        if lot in self.accepted.structures or lot in self._shadows or read is None or alt is None or alt.structure is None \
-                or not _surely_a_piece(observation, name):
+        if lot in self.accepted.structures or lot in self._shadows or read is None or alt is None \
+                or alt.structure is None or not _surely_a_piece(observation, name):
             return None
         options = [(structure, move) for structure in (read, alt.structure)
                    if (move := self._legal_move_to(Position(after.tiles, {**after.structures, lot: structure})))]
@@ -1541,14 +1539,15 @@ class Referee:
         move = Move(self.game.turn, lot, Piece(structure["kind"], structure["color"]))
         return any(v.rule in TILE_RULES for v in self.game.violations(move))
 
-    def _past_shadows(self) -> Outputs:
-        """The light and screen as they were before the looks at lots left out as towers' shadows.
+    def _doubt_passed(self) -> Outputs:
+        """The light and screen as they were before the looks: green where they were amber.
 
-        Why: "Cannot read G7, set the piece straight" sends the players to a
-        piece that is not there, and keeps the light amber until the next
-        move (printed game 4002: most of the game, once G7 was known for the
-        new G6 tower's shadow).  The shadow is ruled on; a piece there still
-        counts once it reads surely (``_bar``).
+        Used when a doubt about an old lot passed, and after the looks at
+        lots left out as towers' shadows: there "Cannot read G7, set the piece
+        straight" sends the players to a piece that is not there, and keeps
+        the light amber until the next move (printed game 4002: most of the
+        game, once G7 was known for the new G6 tower's shadow).  The shadow
+        is ruled on; a piece there still counts once it reads surely (``_bar``).
         """
         if self._outputs.light is Light.AMBER:
             return self._emit(Light.GREEN, self._turn_screen())
@@ -2401,9 +2400,10 @@ class Referee:
         """
         assert self.game is not None and self.accepted is not None
         old = self.accepted.structures
+        shadows = {lot for lot in after.structures if lot not in old and self._shadow_of_a_tower_set_down(lot, after)}
         doubtful = [lot for lot in after.structures if lot not in old
                     and (self._best_confidence(lot) < self._doubtful_below(lot, after.structures[lot])
-                         or self._stood_unread(lot, after) or self._shadow_of_a_tower_set_down(lot, after))]
+                         or self._stood_unread(lot, after) or lot in shadows)]
         options = []
         for kept in (None, *doubtful):
             left_out = [lot for lot in doubtful if lot != kept]
@@ -2420,7 +2420,7 @@ class Referee:
         for lot in left_out:  # each needs what it failed to meet, to count later
             bar = max(RETRACTED_CONFIDENCE, self._doubtful_below(lot, after.structures[lot]))
             self._held_bars[lot] = max(self._held_bars.get(lot, 0.0), bar)
-            if self._shadow_of_a_tower_set_down(lot, after):
+            if lot in shadows:
                 self._shadows.add(lot)
             if lot in self._first_seen:
                 self._phantom_readings.add(self._first_seen[lot])
