@@ -338,6 +338,59 @@ def test_an_unsure_reading_looks_again_and_never_warns(game, boards):
     assert out.light is Light.RED
 
 
+def _illegal_and_legal_on_one_lot(game):
+    """A free lot and two pieces from the supply of the player to move: one breaking a rule there,
+    one legal there."""
+    from boardcam.engine.aliencity import ALL_PIECES
+
+    pieces = [piece for piece in ALL_PIECES if game.supply[game.turn][piece] > 0]
+    for lot in (lot for lot in range(80) if lot not in game.position.structures):
+        legal = [piece for piece in pieces if not game.violations(Move(game.turn, lot, piece))]
+        illegal = [piece for piece in pieces if game.violations(Move(game.turn, lot, piece))]
+        if legal and illegal:
+            return lot, illegal[0], legal[0]
+    raise LookupError("no lot with a legal and an illegal piece")
+
+
+def _looked_at(boards, lot, piece, confidence, runner_up, came=True):
+    """The outputs of a referee four plies in reading ``piece`` on ``lot`` at ``confidence``, with
+    ``runner_up`` (a RunnerUp) behind it, five times over (its looks and after); ``came``: the lot's
+    look changed in the first of those readings, as it does when a piece is set on it."""
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[:5]:
+        referee.observe(seen(doc))
+    name = LOT_NAMES[lot]
+    shown = with_structure(boards[4], lot, piece.kind, piece.color)
+    return referee, [referee.observe(seen(shown, {name: confidence}, runners_up={name: runner_up},
+                                          departed=frozenset({name} if came and k == 0 else ())))
+                     for k in range(5)]
+
+
+def test_a_build_read_a_little_unsurely_that_is_illegal_whatever_it_is_is_warned_about(game, boards):
+    """A new piece read "0.7; empty 0.12" (a piece, 0.88) for as long as it stands, which breaks a
+    rule: after the looks it is judged as read, and the warning stays red while it stands (no amber
+    looks again)."""
+    lot, illegal, _ = _illegal_and_legal_on_one_lot(game_after(game, 4))
+    referee, outs = _looked_at(boards, lot, illegal, 0.7, RunnerUp(None, 0.12, 0.4))
+    assert [out.light for out in outs[:2]] == [Light.AMBER, Light.AMBER]
+    assert all(out.light is Light.RED for out in outs[2:])
+    assert outs[2].screen.lot == LOT_NAMES[lot] and referee.game.ply == 4
+    assert sum(1 for out in outs for r in out.records if r.get("type") == "verdict") == 1
+
+
+def test_an_unsure_build_that_may_be_nothing_or_a_legal_piece_is_not_warned_about(game, boards):
+    """The same build read at 0.7 with "empty" behind it (perhaps no piece at all), or read so on a
+    lot whose look did not change as it came (print read as a piece), or at 0.6 with a piece behind
+    it that would be a legal move there: the looks end amber, with no warning."""
+    lot, illegal, legal = _illegal_and_legal_on_one_lot(game_after(game, 4))
+    _, outs = _looked_at(boards, lot, illegal, 0.7, RunnerUp(None, 0.3, 1.0))
+    assert all(out.light is Light.AMBER for out in outs)
+    _, outs = _looked_at(boards, lot, illegal, 0.7, RunnerUp(None, 0.12, 0.4), came=False)
+    assert all(out.light is Light.AMBER for out in outs)
+    _, outs = _looked_at(boards, lot, illegal, 0.6, RunnerUp(Structure(legal.kind, legal.color), 0.35, 0.9))
+    assert all(out.light is not Light.RED for out in outs)
+
+
 def _three_plies_in(boards):
     """A referee that has judged three plies and looks twice at an unsure lot, and the lot of the fourth ply."""
     referee = Referee(max_looks=2, confirm_reads=1)
@@ -1920,20 +1973,22 @@ def _guilds_swapped(game, boards, confidence, other_confidence, icon_too=False):
     return referee, records, shown, (built, other), k
 
 
-@pytest.mark.parametrize("confidence, other_confidence", [(0.6, 0.6), (0.8, 0.6), (0.97, 0.97), (0.6, 0.97)])
+@pytest.mark.parametrize("confidence, other_confidence",
+                         [(0.6, 0.6), (0.8, 0.6), (0.6, 0.8), (0.8, 0.8), (0.97, 0.97), (0.6, 0.97)])
 def test_a_colour_breach_on_tiles_read_unsurely_at_setup_swaps_them_back(game, boards, confidence,
                                                                         other_confidence):
     """Two tiles the setup read unsurely, each in the other's guild: the first build that breaks the
     colour rules on one of them is the players saying which guild it is.  It is accepted with both
-    tiles in their likelier other guild, and the log says so.  The built tile need only be read
-    below 0.9 (the setup asks about its partner, below 0.75).  Read surely, it is a warning; and so
-    it is when only the built tile was unsure (six tiles of a guild is no layout of the set)."""
+    tiles in their likelier other guild, and the log says so.  Both need only be read below 0.9 if
+    the setup asked about one of them (below 0.75).  Read surely, it is a warning; and so it is when
+    only the built tile was unsure (six tiles of a guild is no layout of the set), or when the setup
+    asked about neither."""
     from boardcam.firmware.gamelog import game_from_records
 
     referee, records, shown, (built, other), k = _guilds_swapped(game, boards, confidence, other_confidence)
     out = referee.outputs
     truth = boards[0]["tiles"]
-    if max(confidence, other_confidence) > 0.9:
+    if max(confidence, other_confidence) > 0.9 or min(confidence, other_confidence) >= referee.min_confidence:
         assert out.light is Light.RED and referee.game.ply == k
         return
     assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 1]

@@ -555,7 +555,8 @@ class Referee:
             if lot in after.structures and self._read_unsurely.get(lot, (None, 0))[0] != after.structures[lot]:
                 self._read_unsurely[lot] = (after.structures[lot], self._readings)
         if unsure:
-            if self._looks < self.max_looks or set(unsure) == set(changed):
+            breach = self._breach_under_warning(after, unsure)
+            if breach is None and (self._looks < self.max_looks or set(unsure) == set(changed)):
                 if self._looks >= self.max_looks:  # nothing sure moved: the faint builds, or the rules, may tell
                     taken = None if self._unsure_arrivals(after, unsure) else self._take_faint_builds(faint)
                     if taken is None:
@@ -566,25 +567,30 @@ class Referee:
                         return taken
                     if all(parse_lot(name) in self._shadows for name in unsure):
                         return self._doubt_passed()
-                return self._looking(unsure)
-            # Looked enough: a lot that stays unsure must not hold up a move read
-            # confidently elsewhere.  It counts as it was; once it reads clearly,
-            # whatever it shows is judged then (a late move is caught up), or
-            # when the turn order shows it was a move (_with_unread_builds).
-            taken = self._one_new_unsure_piece(after, unsure, changed, observation)
-            if taken is not None:
-                return taken
-            arrivals = self._unsure_arrivals(after, unsure)
-            pending = self._pending_arrivals(arrivals, changed, unsure, observation)
-            if pending:
-                caught_up = self._caught_up_with_pending(
-                    _as_accepted(after, self.accepted, [name for name in unsure if name not in pending]),
-                    pending, observation)
-                if caught_up is not None:
-                    return caught_up
-            unread = _as_accepted(after, self.accepted, [name for name in unsure if name not in arrivals]) \
-                if arrivals else None
-            after = _as_accepted(after, self.accepted, unsure)
+                    breach = self._breach_whatever_it_is(after, unsure, observation)
+                if breach is None:
+                    return self._looking(unsure)
+            if breach is not None:
+                after = _as_accepted(after, self.accepted, [name for name in unsure if name != breach])
+            else:
+                # Looked enough: a lot that stays unsure must not hold up a move read
+                # confidently elsewhere.  It counts as it was; once it reads clearly,
+                # whatever it shows is judged then (a late move is caught up), or
+                # when the turn order shows it was a move (_with_unread_builds).
+                taken = self._one_new_unsure_piece(after, unsure, changed, observation)
+                if taken is not None:
+                    return taken
+                arrivals = self._unsure_arrivals(after, unsure)
+                pending = self._pending_arrivals(arrivals, changed, unsure, observation)
+                if pending:
+                    caught_up = self._caught_up_with_pending(
+                        _as_accepted(after, self.accepted, [name for name in unsure if name not in pending]),
+                        pending, observation)
+                    if caught_up is not None:
+                        return caught_up
+                unread = _as_accepted(after, self.accepted, [name for name in unsure if name not in arrivals]) \
+                    if arrivals else None
+                after = _as_accepted(after, self.accepted, unsure)
         if not after.structures and len(self.accepted.structures) >= 2:
             return self._cleared_mid_game(observation, after)
         looks, self._looks = self._looks, 0
@@ -827,6 +833,51 @@ class Referee:
         if move is None:
             return None
         return self._accept_faint(move, {lot: structure})
+
+    def _breach_under_warning(self, after: Position, unsure: list[str]) -> str | None:
+        """The unsure new piece the standing warning judged (``_breach_whatever_it_is``), read as
+        it was then; None when there is none.  It is not looked at again: a warning that went
+        amber for the looks and red again after them would blink at the players."""
+        if self.phase is not Phase.ILLEGAL or self.verdict is None or self.accepted is None:
+            return None
+        judged = self.verdict.observed.structures
+        for name in unsure:
+            lot = parse_lot(name)
+            if lot not in self.accepted.structures and lot in after.structures \
+                    and judged.get(lot) == after.structures[lot]:
+                return name
+        return None
+
+    def _breach_whatever_it_is(self, after: Position, unsure: list[str], observation: Observation) -> str | None:
+        """After the looks, with nothing read surely changed: the one new piece read unsurely, on a
+        lot read surely empty since the last move whose look changed as it came
+        (``_note_changed_arrivals``), at least ``PENDING_PIECE`` probably a piece, and no legal move
+        as whichever piece it reads (its answer, or a runner-up piece) -- the lot, to be judged as
+        read; None otherwise.
+
+        Why: the doubt is only which piece, or whether there is a piece at
+        all when that is likely; either way the board breaks a rule, and the
+        players are told which (made-up-art game 100: black's dome on G1,
+        against rule 2, read "black dome 0.67, empty 0.13", and the game
+        waited "Cannot read G1" until the players moved it, with no warning).
+        Judged as read, the board still goes through every mend and runner-up
+        a surely read one does before it is warned about.  A lot held to a
+        higher bar (an icon print the tile's rules keep free, a build taken
+        back) is not judged below it.
+        """
+        assert self.accepted is not None
+        new = [name for name in self._unsure_arrivals(after, unsure) if name in self._seen_empty]
+        if len(new) != 1 or _piece_probability(observation, new[0]) < PENDING_PIECE:
+            return None
+        lot = parse_lot(new[0])
+        if lot not in self._changed_arrivals or self._held_bars.get(lot, 0.0) >= ICON_ARRIVAL_CONFIDENCE:
+            return None  # no look changed as it came, or a bar it must meet (an icon print, a piece taken back)
+        alt = observation.runners_up.get(new[0])
+        pieces = [after.structures[lot], *([alt.structure] if alt is not None and alt.structure is not None else [])]
+        if any(self._legal_move_to(Position(after.tiles, {**self.accepted.structures, lot: piece}))
+               for piece in pieces):
+            return None
+        return new[0]
 
     def _legal_runner_up(self, after: Position, observation: Observation) -> Outputs | None:
         """A board that breaks a rule, which is one legal move when one new piece read doubtfully
@@ -2127,12 +2178,14 @@ class Referee:
         the old one (the likeliest such) moves back to it.  With no such
         tile the layout would hold six of a guild, and the move is judged
         as read (made-up-art game 401: a real red dome on a black tile read
-        at 0.6 was taken that way and its warning missed).  The partner
-        must be a tile the setup asked about (below ``min_confidence``);
-        the built tile need only be read below ``TILE_DOUBTED``: made-up-art
+        at 0.6 was taken that way and its warning missed).  One of the two
+        must be a tile the setup asked about (below ``min_confidence``),
+        the other need only be read below ``TILE_DOUBTED``: made-up-art
         game 2202 read two blue tiles green at 0.77 and 0.89 and two green
         ones blue at 0.70 and 0.50, and its first blue dome on the tile read
-        at 0.77 was warned about, and every move after it too.
+        at 0.77 was warned about, and every move after it too; game 2000
+        read a red tile blue at 0.48 and a blue one red at 0.756, and its
+        first red dome was warned about.
         """
         if move.lot is None or not violations:
             return None
@@ -2142,7 +2195,8 @@ class Referee:
         tile_lot = TILE_OF[move.lot]
         if not self._read_below(tile_lot, TILE_DOUBTED):
             return None
-        for changed, icon, replay in self._recolourings(tile_lot, move, partner_below=self.min_confidence,
+        partner_below = TILE_DOUBTED if self._unsure_at_setup(tile_lot) else self.min_confidence
+        for changed, icon, replay in self._recolourings(tile_lot, move, partner_below=partner_below,
                                                         icons=self._icon_choices(tile_lot, rules)):
             return MendedLayout(replay, colour=changed, icon=icon)
         return None
