@@ -1,5 +1,7 @@
 """Faint builds: a piece the vision reads only as the doubt behind an unsure "empty"."""
 
+import copy
+
 import pytest
 
 from boardcam.engine.aliencity import LOT_NAMES, Move
@@ -876,3 +878,45 @@ def test_a_lot_whose_look_changed_beside_a_piece_set_straight_is_no_move(boards)
         assert not out.look_again and not out.records and referee.game.ply == 3
     fresh, _, _ = three_plies_in(boards)
     assert fresh.observe(seen(boards[3], departed=frozenset({beside}), runners_up=behind)).look_again
+
+
+def _build_with_a_cap(game):
+    """The first ply k whose move builds a piece that has another kind (no black dome) and caps
+    another tower: (k, move)."""
+    for k, move in enumerate(game.moves):
+        if not move.is_pass and move.cap is not None and move.cap != move.lot and move.piece.color != "black":
+            return k, move
+    raise LookupError("no build with a cap on another tower")
+
+
+@pytest.mark.parametrize("empty_read, runner_up", [(0.34, "the piece"), (0.6, "the piece"),
+                                                    (0.34, "its other kind, used up")])
+def test_a_cap_seen_alone_takes_the_build_a_doubted_empty_lot_shows(game, boards, empty_read, runner_up):
+    """A move that builds and caps, its build read "empty" below even odds with the piece (or, when
+    every one of that is built, its colour's other kind) behind it and "empty" not sure enough for a
+    faint build: the cap alone is no move, and the doubted lot completes it (faint).  "Empty" read
+    above even odds is the reading of an empty lot, and the cap alone is warned about as before."""
+    from boardcam.engine.aliencity import Piece
+
+    k, move = _build_with_a_cap(game)
+    built = LOT_NAMES[move.lot]
+    shown = copy.deepcopy(boards[k + 1])
+    del shown["structures"][built]
+    other = Piece("tower" if move.piece.kind == "dome" else "dome", move.piece.color)
+    piece = move.piece if runner_up == "the piece" else other
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    if runner_up != "the piece":  # every one of the runner-up's piece built, as late in a game
+        for supply in referee.game.supply.values():
+            supply[other] = 0
+    look = seen(shown, {built: empty_read},
+                runners_up={built: faint({"kind": piece.kind, "color": piece.color}, 0.33, 0.5)})
+    outs = []
+    while len(outs) < 3 and referee.game.ply == k:
+        outs.append(referee.observe(look))
+    if empty_read >= 0.5:
+        assert outs[-1].light is Light.RED and referee.game.ply == k
+        return
+    assert outs[-1].light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
+    assert outs[-1].records[0]["faint"] is True

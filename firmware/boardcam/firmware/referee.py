@@ -210,6 +210,8 @@ SURELY_A_PIECE = 0.9
 #: a new piece read unsurely, surely empty since the last move and seen before the change read surely now,
 #: is a move of its own when some piece is at least this probable there (Referee._pending_arrivals)
 PENDING_PIECE = 0.8
+#: "empty" read below this on a lot a cap alone needs a build on is no reading of an empty lot
+DOUBTED_EMPTY = 0.5
 
 
 class Referee:
@@ -657,7 +659,7 @@ class Referee:
         amended = self._late_cap(after)
         if amended is not None:
             return amended
-        completed = self._completed_by_departed(after, observation)
+        completed = self._completed_by_departed(after, observation) or self._completed_by_doubted_empty(after, observation)
         if completed is not None:
             return completed
         overruled = self._played_past_layout(after, frozenset(TILE_OF[parse_lot(name)] for name in unsure))
@@ -1233,6 +1235,40 @@ class Referee:
         """
         found = self._departed_move(after, observation)
         return None if found is None else self._accept_departed(*found)
+
+    def _completed_by_doubted_empty(self, after: Position, observation: Observation) -> Outputs | None:
+        """A board that is no move, made one legal move by the one lot read surely empty since the
+        last move that now reads "empty" below even odds with a piece as its runner-up: that piece,
+        or, when neither player has one left, its colour's other kind.  Accepted so, marked faint.
+
+        Why: a cap seen alone is no move, and its build may be a piece the
+        network splits between two answers and "empty", none of them above
+        even odds (made-up-art game 3901, ply 21: white's green dome on D9,
+        put down with a cap on C7, read "empty 0.34, green tower 0.33" when
+        every green tower was built; the cap was warned about as one without
+        a build, the next build was taken as white's with it, and the turns
+        stayed one out).  "Empty" that unsure, on the one lot a hand could
+        have built on, is not the reading of an empty lot.
+        """
+        assert self.accepted is not None
+        doubted = [name for name, alt in observation.runners_up.items()
+                   if name in self._seen_empty and alt.structure is not None
+                   and (lot := parse_lot(name)) not in self.accepted.structures
+                   and lot not in observation.position.structures
+                   and observation.lot_confidence.get(name, 1.0) < DOUBTED_EMPTY]
+        if len(doubted) != 1:
+            return None
+        lot, read = parse_lot(doubted[0]), observation.runners_up[doubted[0]].structure
+        assert read is not None
+        pieces = [read.with_cap(None)]
+        if self._none_left(read.piece) and (read.kind == "tower" or read.color in TOWER_COLORS):
+            pieces.append(Structure("dome" if read.kind == "tower" else "tower", read.color))
+        found = [(piece, move) for piece in pieces
+                 if (move := self._legal_move_to(Position(after.tiles, {**after.structures, lot: piece})))]
+        if len(found) != 1:
+            return None
+        piece, move = found[0]
+        return self._accept_faint(move, {lot: piece})
 
     def _departed_move(self, board: Position, observation: Observation) -> tuple[int, Structure, Move] | None:
         """The departed lot (``_departed_piece``), its piece, and the legal move ``board`` with that
