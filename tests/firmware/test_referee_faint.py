@@ -46,6 +46,33 @@ def test_a_faint_build_is_looked_at_then_taken_and_kept(boards):
         assert out.light is Light.GREEN and not out.records and referee.game.ply == 4
 
 
+@pytest.mark.parametrize("used_up", [True, False])
+def test_a_faint_build_behind_a_used_up_piece_is_its_colours_other_kind(game, boards, used_up):
+    """"Empty 0.55" with the build's colour's other kind behind it at half the pieces' share (too
+    little for a faint build): when every one of that kind stands built, the doubt names the wrong
+    kind, and the build is taken as the other one, faint; when some are left, it is not taken."""
+    from boardcam.engine.aliencity import Piece
+
+    k = next(k for k in range(3, game.ply) if not game.moves[k].is_pass and game.moves[k].cap is None
+             and game.moves[k].piece.color != "black")
+    move = game.moves[k]
+    lot = LOT_NAMES[move.lot]
+    other = Piece("tower" if move.piece.kind == "dome" else "dome", move.piece.color)
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for doc in boards[: k + 1]:
+        referee.observe(seen(doc))
+    if used_up:  # as late in a game
+        for supply in referee.game.supply.values():
+            supply[other] = 0
+    look = seen(boards[k], {lot: 0.55}, runners_up={lot: faint({"kind": other.kind, "color": other.color}, 0.3, 0.5)})
+    outs = [referee.observe(look) for _ in range(3)]
+    if not used_up:
+        assert referee.game.ply == k and all(out.light is not Light.RED for out in outs)
+        return
+    assert outs[-1].light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
+    assert outs[-1].records[0]["faint"] is True
+
+
 def test_the_next_move_follows_a_faint_build(boards):
     referee, lot, piece = three_plies_in(boards)
     look = seen(boards[3], {lot: 0.64}, runners_up={lot: faint(piece)})

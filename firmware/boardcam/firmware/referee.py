@@ -1169,10 +1169,29 @@ class Referee:
             if (name in self._seen_empty and lot not in self.accepted.structures
                     and lot not in observation.position.structures
                     and observation.lot_confidence.get(name, 1.0) < self.min_confidence
-                    and alt.structure is not None and alt.probability >= FAINT_PIECE_PROBABILITY
-                    and alt.share >= FAINT_PIECE_SHARE):
-                candidates.append((name, alt.structure))
+                    and alt.structure is not None and alt.probability >= FAINT_PIECE_PROBABILITY):
+                other = self._other_kind_if_used_up(alt.structure)
+                if other is not None:
+                    candidates.append((name, other))
+                elif alt.share >= FAINT_PIECE_SHARE:
+                    candidates.append((name, alt.structure))
         return candidates
+
+    def _other_kind_if_used_up(self, read: Structure) -> Structure | None:
+        """The same colour's other kind, bare, when neither player has ``read``'s piece left and
+        it has another kind (no black dome); None otherwise.
+
+        Why: every such piece already stands, and a dome read as a tower of
+        its colour is the network's likeliest slip (``_as_a_piece_still_in_play``);
+        the doubt behind "empty" then names the wrong kind, and its share of
+        the pieces says nothing of the right one (made-up-art game 3901, ply
+        24: black's red dome on A10 read "empty 0.53" with "red tower" behind
+        it when every red tower stood built).
+        """
+        if self.game is None or not self._none_left(read.piece) \
+                or (read.kind == "dome" and read.color not in TOWER_COLORS):
+            return None
+        return Structure("dome" if read.kind == "tower" else "tower", read.color)
 
     def _note_departed(self, observation: Observation, changed: list[str]) -> None:
         """Remember each lot whose look changed while it read empty, with the piece its runner-up
@@ -1260,9 +1279,8 @@ class Referee:
             return None
         lot, read = parse_lot(doubted[0]), observation.runners_up[doubted[0]].structure
         assert read is not None
-        pieces = [read.with_cap(None)]
-        if self._none_left(read.piece) and (read.kind == "tower" or read.color in TOWER_COLORS):
-            pieces.append(Structure("dome" if read.kind == "tower" else "tower", read.color))
+        other = self._other_kind_if_used_up(read)
+        pieces = [read.with_cap(None), *([other] if other is not None else [])]
         found = [(piece, move) for piece in pieces
                  if (move := self._legal_move_to(Position(after.tiles, {**after.structures, lot: piece})))]
         if len(found) != 1:
