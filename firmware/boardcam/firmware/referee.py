@@ -659,7 +659,8 @@ class Referee:
         amended = self._late_cap(after)
         if amended is not None:
             return amended
-        completed = self._completed_by_departed(after, observation) or self._completed_by_doubted_empty(after, observation)
+        completed = self._completed_by_departed(after, observation) \
+            or self._completed_by_doubted_empty(after, observation)
         if completed is not None:
             return completed
         overruled = self._played_past_layout(after, frozenset(TILE_OF[parse_lot(name)] for name in unsure))
