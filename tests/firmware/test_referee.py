@@ -367,11 +367,11 @@ def _looked_at(boards, lot, piece, confidence, runner_up, came=True):
 
 
 def test_a_build_read_a_little_unsurely_that_is_illegal_whatever_it_is_is_warned_about(game, boards):
-    """A new piece read "0.7; empty 0.12" (a piece, 0.88) for as long as it stands, which breaks a
+    """A new piece read "0.6; empty 0.3" (some piece, 0.7) for as long as it stands, which breaks a
     rule: after the looks it is judged as read, and the warning stays red while it stands (no amber
     looks again)."""
     lot, illegal, _ = _illegal_and_legal_on_one_lot(game_after(game, 4))
-    referee, outs = _looked_at(boards, lot, illegal, 0.7, RunnerUp(None, 0.12, 0.4))
+    referee, outs = _looked_at(boards, lot, illegal, 0.6, RunnerUp(None, 0.3, 0.75))
     assert [out.light for out in outs[:2]] == [Light.AMBER, Light.AMBER]
     assert all(out.light is Light.RED for out in outs[2:])
     assert outs[2].screen.lot == LOT_NAMES[lot] and referee.game.ply == 4
@@ -379,13 +379,14 @@ def test_a_build_read_a_little_unsurely_that_is_illegal_whatever_it_is_is_warned
 
 
 def test_an_unsure_build_that_may_be_nothing_or_a_legal_piece_is_not_warned_about(game, boards):
-    """The same build read at 0.7 with "empty" behind it (perhaps no piece at all), or read so on a
-    lot whose look did not change as it came (print read as a piece), or at 0.6 with a piece behind
-    it that would be a legal move there: the looks end amber, with no warning."""
+    """The same build read at 0.6 with "empty" at 0.4 behind it (perhaps no piece at all), or read
+    surely some piece on a lot whose look did not change as it came (print read as a piece), or at
+    0.6 with a piece behind it that would be a legal move there: the looks end amber, with no
+    warning."""
     lot, illegal, legal = _illegal_and_legal_on_one_lot(game_after(game, 4))
-    _, outs = _looked_at(boards, lot, illegal, 0.7, RunnerUp(None, 0.3, 1.0))
+    _, outs = _looked_at(boards, lot, illegal, 0.6, RunnerUp(None, 0.4, 1.0))
     assert all(out.light is Light.AMBER for out in outs)
-    _, outs = _looked_at(boards, lot, illegal, 0.7, RunnerUp(None, 0.12, 0.4), came=False)
+    _, outs = _looked_at(boards, lot, illegal, 0.6, RunnerUp(None, 0.3, 0.75), came=False)
     assert all(out.light is Light.AMBER for out in outs)
     _, outs = _looked_at(boards, lot, illegal, 0.6, RunnerUp(Structure(legal.kind, legal.color), 0.35, 0.9))
     assert all(out.light is not Light.RED for out in outs)

@@ -210,6 +210,9 @@ SURELY_A_PIECE = 0.9
 #: a new piece read unsurely, surely empty since the last move and seen before the change read surely now,
 #: is a move of its own when some piece is at least this probable there (Referee._pending_arrivals)
 PENDING_PIECE = 0.8
+#: a new piece read too unsurely to count, this probably some piece, is judged as read after the looks when it
+#: breaks a rule whichever piece it is (Referee._breach_whatever_it_is)
+BREACH_PIECE = 0.65
 #: "empty" read below this on a lot a cap alone needs a build on is no reading of an empty lot
 DOUBTED_EMPTY = 0.5
 
@@ -854,7 +857,7 @@ class Referee:
     def _breach_whatever_it_is(self, after: Position, unsure: list[str], observation: Observation) -> str | None:
         """After the looks, with nothing read surely changed: the one new piece read unsurely, on a
         lot read surely empty since the last move whose look changed as it came
-        (``_note_changed_arrivals``), at least ``PENDING_PIECE`` probably a piece, and no legal move
+        (``_note_changed_arrivals``), at least ``BREACH_PIECE`` probably a piece, and no legal move
         as whichever piece it reads (its answer, or a runner-up piece) -- the lot, to be judged as
         read; None otherwise.
 
@@ -862,7 +865,8 @@ class Referee:
         all when that is likely; either way the board breaks a rule, and the
         players are told which (made-up-art game 100: black's dome on G1,
         against rule 2, read "black dome 0.67, empty 0.13", and the game
-        waited "Cannot read G1" until the players moved it, with no warning).
+        waited "Cannot read G1" until the players moved it, with no warning;
+        game 2002: a green dome on the blue tile's H4, "0.71, empty 0.29").
         Judged as read, the board still goes through every mend and runner-up
         a surely read one does before it is warned about.  A lot held to a
         higher bar (an icon print the tile's rules keep free, a build taken
@@ -870,7 +874,7 @@ class Referee:
         """
         assert self.accepted is not None
         new = [name for name in self._unsure_arrivals(after, unsure) if name in self._seen_empty]
-        if len(new) != 1 or _piece_probability(observation, new[0]) < PENDING_PIECE:
+        if len(new) != 1 or _piece_probability(observation, new[0]) < BREACH_PIECE:
             return None
         lot = parse_lot(new[0])
         if lot not in self._changed_arrivals or self._held_bars.get(lot, 0.0) >= ICON_ARRIVAL_CONFIDENCE:
