@@ -29,6 +29,19 @@ def faint(structure, probability=0.36, share=0.98):
     return RunnerUp(structure_from_json(structure, "runner-up"), probability, share)
 
 
+def _other_kind(piece):
+    """The same colour's other kind of ``piece`` (not a black dome, which has none)."""
+    from boardcam.engine.aliencity import Piece
+
+    return Piece("tower" if piece.kind == "dome" else "dome", piece.color)
+
+
+def _all_built(referee, piece):
+    """Every one of ``piece`` taken from both players' supply, as late in a game."""
+    for supply in referee.game.supply.values():
+        supply[piece] = 0
+
+
 def test_a_faint_build_is_looked_at_then_taken_and_kept(boards):
     referee, lot, piece = three_plies_in(boards)
     look = seen(boards[3], {lot: 0.64}, runners_up={lot: faint(piece)})
@@ -51,19 +64,14 @@ def test_a_faint_build_behind_a_used_up_piece_is_its_colours_other_kind(game, bo
     """"Empty 0.55" with the build's colour's other kind behind it at half the pieces' share (too
     little for a faint build): when every one of that kind stands built, the doubt names the wrong
     kind, and the build is taken as the other one, faint; when some are left, it is not taken."""
-    from boardcam.engine.aliencity import Piece
-
     k = next(k for k in range(3, game.ply) if not game.moves[k].is_pass and game.moves[k].cap is None
              and game.moves[k].piece.color != "black")
     move = game.moves[k]
     lot = LOT_NAMES[move.lot]
-    other = Piece("tower" if move.piece.kind == "dome" else "dome", move.piece.color)
-    referee = Referee(max_looks=2, confirm_reads=1)
-    for doc in boards[: k + 1]:
-        referee.observe(seen(doc))
-    if used_up:  # as late in a game
-        for supply in referee.game.supply.values():
-            supply[other] = 0
+    other = _other_kind(move.piece)
+    referee = up_to(boards, k)
+    if used_up:
+        _all_built(referee, other)
     look = seen(boards[k], {lot: 0.55}, runners_up={lot: faint({"kind": other.kind, "color": other.color}, 0.3, 0.5)})
     outs = [referee.observe(look) for _ in range(3)]
     if not used_up:
@@ -923,20 +931,15 @@ def test_a_cap_seen_alone_takes_the_build_a_doubted_empty_lot_shows(game, boards
     every one of that is built, its colour's other kind) behind it and "empty" not sure enough for a
     faint build: the cap alone is no move, and the doubted lot completes it (faint).  "Empty" read
     above even odds is the reading of an empty lot, and the cap alone is warned about as before."""
-    from boardcam.engine.aliencity import Piece
-
     k, move = _build_with_a_cap(game)
     built = LOT_NAMES[move.lot]
     shown = copy.deepcopy(boards[k + 1])
     del shown["structures"][built]
-    other = Piece("tower" if move.piece.kind == "dome" else "dome", move.piece.color)
+    other = _other_kind(move.piece)
     piece = move.piece if runner_up == "the piece" else other
-    referee = Referee(max_looks=2, confirm_reads=1)
-    for doc in boards[: k + 1]:
-        referee.observe(seen(doc))
-    if runner_up != "the piece":  # every one of the runner-up's piece built, as late in a game
-        for supply in referee.game.supply.values():
-            supply[other] = 0
+    referee = up_to(boards, k)
+    if runner_up != "the piece":
+        _all_built(referee, other)
     look = seen(shown, {built: empty_read},
                 runners_up={built: faint({"kind": piece.kind, "color": piece.color}, 0.33, 0.5)})
     outs = []

@@ -724,11 +724,9 @@ class Referee:
         read = after.structures[lot]
         if read.cap is not None or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= DOUBTFUL_MOVE:
             return None
-        if not self._none_left(read.piece):
+        other = self._other_kind_if_used_up(read)
+        if other is None:
             return None
-        if read.kind == "dome" and read.color not in TOWER_COLORS:  # a black dome has no other kind
-            return None
-        other = Structure("dome" if read.kind == "tower" else "tower", read.color)
         move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: other}))
         if move is None:
             return None
@@ -827,7 +825,7 @@ class Referee:
         assert self.accepted is not None
         if any(name not in unsure for name in changed):
             return None
-        new = [name for name in self._unsure_arrivals(after, unsure) if name in self._seen_empty]
+        new = self._new_unsure_arrivals(after, unsure)
         if len(new) != 1:
             return None
         alt = observation.runners_up.get(new[0])
@@ -873,7 +871,7 @@ class Referee:
         back) is not judged below it.
         """
         assert self.accepted is not None
-        new = [name for name in self._unsure_arrivals(after, unsure) if name in self._seen_empty]
+        new = self._new_unsure_arrivals(after, unsure)
         if len(new) != 1 or _piece_probability(observation, new[0]) < BREACH_PIECE:
             return None
         lot = parse_lot(new[0])
@@ -1329,6 +1327,11 @@ class Referee:
         return [name for name in unsure
                 if (lot := parse_lot(name)) in after.structures and lot not in self.accepted.structures
                 and lot not in self._shadows]
+
+    def _new_unsure_arrivals(self, after: Position, unsure: list[str]) -> list[str]:
+        """The unsure arrivals (``_unsure_arrivals``) on lots read surely empty since the last move:
+        pieces come since then, not print that reads like a piece now and then."""
+        return [name for name in self._unsure_arrivals(after, unsure) if name in self._seen_empty]
 
     def _take_faint_builds(self, faint: list[tuple[str, Structure]]) -> Outputs | None:
         """One faint build taken as ``_take_faint_build`` does; two or three taken as moves missed
@@ -2467,14 +2470,7 @@ class Referee:
         ``icon`` moved, or its ``colour`` changed), logging the new layout first."""
         assert self.game is not None
         before = dict(self.game.position.tiles)
-        self.game = replay
-        self.layout = Position(replay.position.tiles)
-        record: dict[str, Any] = {"type": "tiles", "ply": replay.ply, "tiles": self.layout.to_json()["tiles"]}
-        if icon:
-            record["icon"] = dict(icon)
-        if colour:
-            record["color"] = dict(colour)
-        records: list[dict[str, Any]] = [record]
+        records: list[dict[str, Any]] = [self._on_layout(replay, colour, icon)]
         for move in moves:
             outputs = self._accept(move, override=False)
             records.extend(outputs.records)
@@ -2482,6 +2478,19 @@ class Referee:
         mended = [f"{key}'s icon on {lot}" for key, lot in (icon or {}).items()] + \
                  [f"{key} taken as {c}" for key, c in (colour or {}).items()]
         return self._noted(outputs, f" ({'; '.join(mended)}){words}", tuple(records))
+
+    def _on_layout(self, replay: Game, colour: Mapping[str, str] | None,
+                   icon: Mapping[str, str] | None) -> dict[str, Any]:
+        """Go on with ``replay`` (the game so far on another layout); its ``tiles`` record for the
+        log, naming the tiles whose ``colour`` or ``icon`` changed."""
+        self.game = replay
+        self.layout = Position(replay.position.tiles)
+        record: dict[str, Any] = {"type": "tiles", "ply": replay.ply, "tiles": self.layout.to_json()["tiles"]}
+        if icon:
+            record["icon"] = dict(icon)
+        if colour:
+            record["color"] = dict(colour)
+        return record
 
     def _without_doubtful_arrival(self, after: Position) -> Outputs | None:
         """A board that is no move, which is one legal move without the new structures read
@@ -2991,14 +3000,8 @@ class Referee:
         if replay is None:
             return None
         colour, icon = _layout_changes(self.game.position.tiles, before)
-        self.game = replay
-        self.layout = Position(replay.position.tiles)
+        record = self._on_layout(replay, colour, icon)
         self.accepted = self.game.position.copy()
-        record: dict[str, Any] = {"type": "tiles", "ply": replay.ply, "tiles": self.layout.to_json()["tiles"]}
-        if icon:
-            record["icon"] = icon
-        if colour:
-            record["color"] = colour
         return record
 
     def _illegal(self, verdict: Verdict) -> Outputs:
