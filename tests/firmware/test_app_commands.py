@@ -61,7 +61,6 @@ def test_the_demo_films_the_bundled_game_with_one_illegal_build():
     assert len(illegal) == 1  # the correction moves the piece: same count as the mistake
 
 
-
 def test_the_demo_read_by_the_vision_warns_once_and_scores_the_record(tmp_path, capsys):
     """What the README's quick start promises: the red light for the one illegal build, and the
     final score of the game record (the real vision, about 25 seconds)."""
@@ -69,6 +68,7 @@ def test_the_demo_read_by_the_vision_warns_once_and_scores_the_record(tmp_path, 
     out = capsys.readouterr().out
     assert "1 illegal-move warning(s)" in out
     assert "final score matches the game record" in out
+
 
 def test_run_survives_frames_without_a_board(tmp_path, monkeypatch, capsys):
     import cv2
