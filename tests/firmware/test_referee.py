@@ -2241,12 +2241,14 @@ def test_playing_on_past_a_warning_that_is_not_rule_5_alone_stays_a_warning(game
     assert out.light is Light.RED and referee.game.ply == k
 
 
+@pytest.mark.parametrize("capped", [False, True])
 @pytest.mark.parametrize("other_has_one", [False, True])
-def test_a_doubtful_piece_no_one_has_left_is_the_same_colours_other_kind(game, boards, other_has_one):
+def test_a_doubtful_piece_no_one_has_left_is_the_same_colours_other_kind(game, boards, other_has_one, capped):
     """Every red tower on the board already, a new piece read "red tower 0.83" is something else:
     taken as the red dome it most likely is, when that is a legal move, and marked faint (fresh
-    made-up-art game 4201).  When the other player still has one, the doubt is the turn order's,
-    not the piece's: warned as before, once the unsure board held for the looks."""
+    made-up-art game 4201).  So is one read with a cap on it: a dome's glossy top reads as a white
+    cap (path-traced game 131).  When the other player still has one, the doubt is the turn
+    order's, not the piece's: warned as before, once the unsure board held for the looks."""
     k = next(i for i, move in enumerate(game.moves) if i >= 2 and move.piece.kind == "dome"
              and move.piece.color != "black" and move.cap is None)
     move = game.moves[k]
@@ -2254,7 +2256,7 @@ def test_a_doubtful_piece_no_one_has_left_is_the_same_colours_other_kind(game, b
     referee = started(boards, k)
     referee.game.supply[move.player][tower] = 0
     referee.game.supply["white" if move.player == "black" else "black"][tower] = 1 if other_has_one else 0
-    misread = with_structure(boards[k], move.lot, "tower", move.piece.color)
+    misread = with_structure(boards[k], move.lot, "tower", move.piece.color, cap=move.player if capped else None)
     out = referee.observe(seen(misread, {LOT_NAMES[move.lot]: 0.83}))
     if other_has_one:  # a board that is no move, read unsurely: warned once it held for the looks
         for _ in range(referee.max_looks):
@@ -2265,6 +2267,41 @@ def test_a_doubtful_piece_no_one_has_left_is_the_same_colours_other_kind(game, b
     assert out.light is Light.GREEN and referee.game.ply == k + 1 and referee.game.moves[k] == move
     assert [r for r in out.records if r["type"] == "move"][0]["faint"]
 
+
+
+
+def _legal_domes(referee, move):
+    """The dome colours the mover of ``move`` may put on its lot, by the rules and their supply."""
+    return [c for c in ("red", "blue", "green", "black")
+            if not referee.game.violations(Move(move.player, move.lot, Piece("dome", c)))]
+
+
+@pytest.mark.parametrize("mover_has_it", [True, False])
+def test_with_every_tower_built_a_doubtful_tower_is_the_one_dome_the_rules_leave(game, boards, mover_has_it):
+    """With every tower built, a new piece read "red tower with a white cap, 0.86" is a dome; when
+    the read colour's dome is no legal move there and the rules leave the mover one dome for that
+    lot, that dome is taken, faint (path-traced game 131, ply 22: a black dome glared pale on its
+    black tile; the next build went to the wrong player, and so did every move after it).  When the
+    mover has none of that dome left, no dome is legal there: warned about as before."""
+    k = next(i for i, m in enumerate(game.moves) if i >= 2 and m.piece is not None and m.piece.kind == "dome"
+             and m.cap is None and _legal_domes(started(boards, i), m) == [m.piece.color])
+    move = game.moves[k]
+    read_colour = next(c for c in ("red", "blue", "green") if c != move.piece.color)
+    referee = started(boards, k)
+    for player in referee.game.supply:
+        for colour in ("red", "blue", "green"):
+            referee.game.supply[player][Piece("tower", colour)] = 0
+    if not mover_has_it:
+        referee.game.supply[move.player][move.piece] = 0
+    misread = with_structure(boards[k], move.lot, "tower", read_colour, cap=move.player)
+    out = referee.observe(seen(misread, {LOT_NAMES[move.lot]: 0.86}))
+    if not mover_has_it:
+        for _ in range(referee.max_looks + referee.confirm_reads):
+            out = referee.observe(seen(misread, {LOT_NAMES[move.lot]: 0.86}))
+        assert out.light is Light.RED and referee.game.ply == k
+        return
+    assert out.light is Light.GREEN and referee.game.ply == k + 1 and referee.game.moves[k] == move
+    assert [r for r in out.records if r["type"] == "move"][0]["faint"]
 
 def test_a_doubtful_black_dome_no_one_has_left_is_warned_about_as_read(game, boards):
     """A black dome has no other kind (there are no black towers): with none left to either player,

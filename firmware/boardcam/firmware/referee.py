@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from boardcam.engine.aliencity import (
+    COLORS,
     LOT_NAMES,
     NEIGHBOURS,
     Game,
@@ -722,15 +723,44 @@ class Referee:
             return None
         lot = added[0]
         read = after.structures[lot]
-        if read.cap is not None or observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= DOUBTFUL_MOVE:
+        if observation.lot_confidence.get(LOT_NAMES[lot], 1.0) >= DOUBTFUL_MOVE:
             return None
-        other = self._other_kind_if_used_up(read)
+        other = self._other_kind_if_used_up(read.with_cap(None))
         if other is None:
             return None
-        move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: other}))
-        if move is None:
+        found = self._legal_as(after, lot, other)
+        if found is None and read.kind == "tower" and self._no_tower_left():
+            found = self._the_one_legal_dome(after, lot)
+        if found is None:
             return None
-        return self._accept_faint(move, {lot: other})
+        return self._accept_faint(found[1], {lot: found[0]})
+
+    def _legal_as(self, after: Position, lot: int, piece: Structure) -> tuple[Structure, Move] | None:
+        """``piece`` on ``lot`` of ``after``, with the legal move that makes that board; None if none does."""
+        move = self._legal_move_to(Position(after.tiles, {**after.structures, lot: piece}))
+        return None if move is None else (piece, move)
+
+    def _no_tower_left(self) -> bool:
+        """Whether every tower of every colour is built (as the game was read)."""
+        return all(self._none_left(Piece("tower", colour)) for colour in TOWER_COLORS)
+
+    def _the_one_legal_dome(self, after: Position, lot: int) -> tuple[Structure, Move] | None:
+        """The dome on ``lot`` when exactly one colour of dome the mover has left is legal there.
+
+        Why: with every tower built, a new piece read as a tower is a dome,
+        and a glossy dome under a lamp can take any colour on camera: its
+        top's highlight reads as a white cap and its tint as the tile beside
+        it (path-traced game 131, ply 22: white's black dome on the black
+        tile E1, glared pale, read "red tower with a white cap 0.86"; the
+        next build was taken as white's, and every move after it went to the
+        other player).  The rules then leave one dome the players can have
+        put there, taken faint for them to check.
+        """
+        assert self.game is not None
+        found = [legal for colour in COLORS
+                 if self.game.supply[self.game.turn][Piece("dome", colour)] > 0
+                 and (legal := self._legal_as(after, lot, Structure("dome", colour))) is not None]
+        return found[0] if len(found) == 1 else None
 
     def _pending_arrivals(self, arrivals: list[str], changed: list[str], unsure: list[str],
                           observation: Observation) -> list[str]:
