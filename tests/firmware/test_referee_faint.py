@@ -308,6 +308,58 @@ def test_a_cap_read_as_often_before_goes_with_the_build_when_the_towers_look_cha
     assert referee.game.moves[-1] == expected and out.records[0].get("faint", False) is taken
 
 
+
+def own_tower_capped_later(game):
+    """(j, k, tower lot): ply j builds a tower without a cap that its builder could have capped at
+    once, and ply k, the same player's later capless build at least three lots from it, could cap it."""
+    for k, move in enumerate(game.moves):
+        if move.cap is not None or move.is_pass:
+            continue
+        before = game_after(game, k)
+        for j in range(k - 2, -1, -2):  # the same player's earlier plies
+            built = game.moves[j]
+            if built.piece is None or built.piece.kind != "tower" or built.cap is not None \
+                    or lots_apart(built.lot, move.lot) < 3 or any(m.cap == built.lot for m in game.moves[j:k]):
+                continue
+            if not game_after(game, j).violations(Move(built.player, built.lot, built.piece, built.lot)) \
+                    and not before.violations(Move(move.player, move.lot, move.piece, built.lot)):
+                return j, k, LOT_NAMES[built.lot]
+    raise LookupError("no tower its builder capped later")
+
+
+@pytest.mark.parametrize("tower_look_changed", [True, False])
+def test_a_cap_read_from_its_towers_first_frame_moves_to_the_build_it_came_with(game, boards, tower_look_changed):
+    """A tower read "capped" by its own builder from the frame it came in (a clear tower's dark top,
+    0.88) was taken as built and capped at once.  When that player later builds away from it and the
+    tower's look changes with that build, alone, the cap came then: the early move loses it and the
+    later one has it (path-traced game 133: black's cap missed 22 plies later, the final board
+    wrong).  When the tower's look did not change, the history stands."""
+    j, k, tower = own_tower_capped_later(game)
+    move = game.moves[k]
+    capped = dict(boards[j + 1]["structures"][tower], cap=move.player)
+    bare = boards[j + 1]["structures"][tower]
+    doubt = {tower: 0.88}
+    runner_up = {tower: faint(bare, 0.06, 1.0)}
+    referee = Referee(max_looks=2, confirm_reads=1)
+    for ply, doc in enumerate(boards[: k + 1]):
+        if ply <= j:
+            referee.observe(seen(doc))
+        else:
+            doc = dict(doc, structures={**doc["structures"], tower: capped})
+            referee.observe(seen(doc, doubt, runners_up=runner_up))
+            referee.observe(seen(doc, doubt, runners_up=runner_up))
+    assert referee.game.ply == k and referee.game.moves[j].cap == LOT_NAMES.index(tower)
+    now = dict(boards[k + 1], structures={**boards[k + 1]["structures"], tower: capped})
+    changed = frozenset({tower, LOT_NAMES[move.lot]} if tower_look_changed else {LOT_NAMES[move.lot]})
+    out = referee.observe(seen(now, doubt, runners_up=runner_up, departed=changed))
+    assert out.light is Light.GREEN and referee.game.ply == k + 1
+    if tower_look_changed:
+        assert referee.game.moves[j] == game.moves[j]
+        assert referee.game.moves[k] == Move(move.player, move.lot, move.piece, LOT_NAMES.index(tower))
+        assert [r["type"] for r in out.records][0] == "correction"
+    else:
+        assert referee.game.moves[j].cap == LOT_NAMES.index(tower) and referee.game.moves[k] == move
+
 def _has_cap_chance(game, **kwargs):
     try:
         cap_chance_setup(game, positions_of(game), **kwargs)

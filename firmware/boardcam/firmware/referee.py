@@ -628,6 +628,9 @@ class Referee:
                 if faint_cap is not None and faint_cap.cap is not None:
                     capped = self.accepted.structures[faint_cap.cap].with_cap(faint_cap.player)
                     return self._accept_faint(faint_cap, {faint_cap.cap: capped})
+                came_now = self._cap_come_now(inference.move, after)
+                if came_now is not None:
+                    return came_now
                 return self._accept(inference.move, override=False)
             turn_only = all(v.rule == RULE_TURN for v in violations)
             if turn_only:
@@ -1496,6 +1499,49 @@ class Referee:
             return None
         amended = Move(move.player, move.lot, move.piece, candidates[0])
         return None if self.game.violations(amended) else amended
+
+    def _cap_come_now(self, move: Move, after: Position) -> Outputs | None:
+        """The cap of a tower that was taken as capped by its own build, doubtfully, moved to ``move``
+        when the tower's look changed with it (``_capped_as_it_changed``); None unless exactly one
+        such tower makes every move since legal that way.
+
+        Why: seen from above, a clear tower's dark top reads as a black cap
+        from the frame the tower comes in, and its builder may cap their own
+        new tower, so "black built a red tower and capped it" is a legal
+        move and was taken (path-traced game 133, ply 13: "capped black,
+        0.88").  When black really capped it 22 plies later the reading said
+        what it had said all along, the cap was missed and the final board
+        was wrong.  A cap set on a tower changes its look, away from the
+        build and with nothing else changed, and a cap never leaves: the cap
+        came now, and the tower stood bare until then.  The history is
+        rewritten without the early cap, then the board is judged as usual.
+        """
+        assert self.game is not None and self.accepted is not None
+        if move.is_pass or move.cap is not None:
+            return None
+        found = []
+        for lot, tower in self.accepted.structures.items():
+            if tower.kind != "tower" or tower.cap != move.player \
+                    or self._cap_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE \
+                    or not self._capped_as_it_changed(lot, move):
+                continue
+            capped_at = max((i for i, m in enumerate(self.game.moves) if m.cap == lot), default=None)
+            if capped_at is None or self.game.moves[capped_at].lot != lot:
+                continue  # only a cap taken with its own tower's build: one read from the frame it came in
+            popped = tuple(self.game.moves[capped_at:])
+            moves = (Move(popped[0].player, popped[0].lot, popped[0].piece, None), *popped[1:])
+            if _legal_from(self.game, len(popped), (*moves, Move(move.player, move.lot, move.piece, lot))):
+                found.append((lot, Rereading(popped, moves)))
+        if len(found) != 1:
+            return None
+        if not self._confirmed(after):
+            return self._look_again()
+        lot, rereading = found[0]
+        record = self._rewrite(rereading)
+        record["uncapped"] = LOT_NAMES[lot]
+        self._cap_confidence.pop(lot, None)
+        self.note = f"corrected: the cap on {LOT_NAMES[lot]} came now"
+        return self._settled(record, after)
 
     def _capped_as_it_changed(self, tower: int, move: Move) -> bool:
         """Whether the tower's look changed since the last move, away from ``move``'s build, with
