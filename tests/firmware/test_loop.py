@@ -5,10 +5,11 @@ import errno
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from boardcam.engine.aliencity import LOT_NAMES
 from boardcam.firmware.config import Config, MotionConfig, PinsConfig
 from boardcam.firmware.gamelog import read_records, replay_log
 from boardcam.firmware.lights import Light, Lights
-from boardcam.firmware.referee import Phase
+from boardcam.firmware.referee import Observation, Phase
 from boardcam.firmware.runner import create_loop
 from boardcam.firmware.screens import ScreenKind
 from boardcam.firmware.sources import SourceStalledError
@@ -292,3 +293,33 @@ def test_a_reader_crash_on_one_frame_does_not_stop_the_referee(game, tmp_path):
     assert loop.stats.read_failures == 1
     assert any("vision error (ValueError)" in s.status for s in display.screens)
     assert loop.referee.game.ply == 5 and loop.board_problem == ""
+
+
+def test_a_replay_that_ends_on_an_unsure_last_move_lets_the_referee_look_first(game, tmp_path):
+    """The recording ends on the reading that first saw its last move, read unsurely (the next
+    readings of the same still table read it surely, as noise and a settling camera allow): the
+    table stays as it is while the referee looks again, as a real table would, and the move is
+    logged before the game ends there.  A last move read surely at once takes no more readings."""
+    boards = positions_of(game)
+    k = 6
+    last = LOT_NAMES[game.moves[k - 1].lot]
+    for unsure in (True, False):
+        script = script_for(boards[:k]) + [Still(boards[k], frames=4)]
+        table = ScriptedTable(script)
+        first_look = {"pending": unsure}
+
+        def reader(image, table=table, first_look=first_look):
+            observation = table.reader(image)
+            if int(image[0, 0, 0]) == len(script) - 1 and first_look["pending"]:
+                first_look["pending"] = False
+                return Observation(observation.position, {last: 0.6})
+            return observation
+
+        loop = create_loop(CONFIG, source=table.source(), reader=reader, lights=NoButtons(),
+                           display=RecordingDisplay(), log_dir=tmp_path / str(unsure))
+        loop.run()
+        reads, ply = table.reads, loop.referee.game.ply
+        assert ply == (k - 1 if unsure else k)
+        loop.end_recording()
+        assert (table.reads > reads) is unsure
+        assert loop.referee.phase is Phase.OVER and loop.referee.game.moves == game.moves[:k]

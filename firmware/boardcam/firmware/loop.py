@@ -28,10 +28,13 @@ from .display import Display, NullDisplay
 from .gamelog import GameLog
 from .lights import ButtonEvent, Light, NoLights
 from .motion import MotionDetector
-from .referee import Observation, Outputs, Referee
+from .referee import Observation, Outputs, Phase, Referee
 from .sources.base import Frame, FrameSource, SourceError, SourceStalledError, make_lores
 
 log = logging.getLogger(__name__)
+
+#: how long a replay's last picture stays on the table, at most, while the referee still asks to look again
+FINAL_STILL_S = 5.0
 
 Reader = Callable[[np.ndarray], Observation]
 
@@ -109,6 +112,7 @@ class RefereeLoop:
         self._failures = 0
         self._last_page_time = 0.0
         self._shown: Outputs | None = None
+        self._last_frame: Frame | None = None
 
     # ------------------------------------------------------------ lifecycle
 
@@ -137,7 +141,22 @@ class RefereeLoop:
         return self.stats
 
     def end_recording(self) -> None:
-        """The replay ran out: end the game under way (see Referee.recording_ended) and log it."""
+        """The replay ran out: end the game under way (see Referee.recording_ended) and log it.
+
+        First the table stays as the last picture shows it, for at most
+        FINAL_STILL_S, while the referee still asks to look again: at a real
+        table the last move stays on the board while the app makes up its
+        mind, but a recording that ends on the photo of that move would end
+        the game before an unsure last build is judged (path-traced game
+        132: its last move, read at 0.899, was still being looked at when
+        its photo ended, and was never logged).
+        """
+        last, fps = self._last_frame, float(getattr(self.source, "fps", 30.0))
+        if last is not None:
+            for step in range(1, round(FINAL_STILL_S * fps) + 1):
+                if not self._need_read or self.referee.phase is Phase.OVER:
+                    break
+                self._frame(Frame(last.image, last.lores, last.timestamp + step / fps, last.index + step))
         self._apply(self.referee.recording_ended(), max(self.stats.frames - 1, 0), self._busy_until)
         if self.gamelog is not None:
             self.gamelog.flush()
@@ -163,6 +182,7 @@ class RefereeLoop:
             self._redraw(frame)
         started_cpu = time.process_time()
         started = time.perf_counter()
+        self._last_frame = frame
         self._frame(frame)
         elapsed = time.perf_counter() - started
         self.stats.busy_s += time.process_time() - started_cpu
