@@ -705,8 +705,9 @@ class Referee:
 
     def _as_a_piece_still_in_play(self, after: Position, observation: Observation) -> Outputs | None:
         """The one new structure, read doubtfully (below ``DOUBTFUL_MOVE``) as a piece that neither
-        player has left, taken as the same colour's other kind (a dome for a tower, a tower for a
-        dome) when that is a legal move (faint); None otherwise.
+        player has left (with a cap or without), taken as the same colour's other kind (a dome for a
+        tower, a tower for a dome) when that is a legal move, or, with every tower built, as the one
+        dome the rules leave there (``_the_one_legal_dome``); faint.  None otherwise.
 
         Why: every piece of that kind and colour already stands on the
         board, so the piece just put down is something else, and a dome
@@ -1525,13 +1526,12 @@ class Referee:
                     or self._cap_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE \
                     or not self._capped_as_it_changed(lot, move):
                 continue
-            capped_at = max((i for i, m in enumerate(self.game.moves) if m.cap == lot), default=None)
-            if capped_at is None or self.game.moves[capped_at].lot != lot:
+            uncapping = self._history_without_cap(lot)
+            if uncapping is None or uncapping.popped[0].lot != lot:
                 continue  # only a cap taken with its own tower's build: one read from the frame it came in
-            popped = tuple(self.game.moves[capped_at:])
-            moves = (Move(popped[0].player, popped[0].lot, popped[0].piece, None), *popped[1:])
-            if _legal_from(self.game, len(popped), (*moves, Move(move.player, move.lot, move.piece, lot))):
-                found.append((lot, Rereading(popped, moves)))
+            if _legal_from(self.game, len(uncapping.popped),
+                           (*uncapping.moves, Move(move.player, move.lot, move.piece, lot))):
+                found.append((lot, uncapping))
         if len(found) != 1:
             return None
         if not self._confirmed(after):
@@ -1542,6 +1542,16 @@ class Referee:
         self._cap_confidence.pop(lot, None)
         self.note = f"corrected: the cap on {LOT_NAMES[lot]} came now"
         return self._settled(record, after)
+
+    def _history_without_cap(self, lot: int) -> "Rereading | None":
+        """The plies from the one that capped ``lot`` on, re-read with that cap off (each later ply as
+        it was); None when no ply capped it."""
+        assert self.game is not None
+        capped_at = max((i for i, m in enumerate(self.game.moves) if m.cap == lot), default=None)
+        if capped_at is None:
+            return None
+        popped = tuple(self.game.moves[capped_at:])
+        return Rereading(popped, (Move(popped[0].player, popped[0].lot, popped[0].piece, None), *popped[1:]))
 
     def _capped_as_it_changed(self, tower: int, move: Move) -> bool:
         """Whether the tower's look changed since the last move, away from ``move``'s build, with
@@ -2720,11 +2730,10 @@ class Referee:
                     continue
             elif before.cap != making_room_for.player:
                 continue
-            capped_at = max((i for i, m in enumerate(self.game.moves) if m.cap == lot), default=None)
-            if capped_at is None:
+            uncapping = self._history_without_cap(lot)
+            if uncapping is None:
                 continue
-            popped = tuple(self.game.moves[capped_at:])
-            moves = (Move(popped[0].player, popped[0].lot, popped[0].piece, None), *popped[1:])
+            popped, moves = uncapping.popped, uncapping.moves
             then = () if making_room_for is None else (making_room_for,)
             if _legal_from(self.game, len(popped), moves + then) is None:
                 continue
