@@ -760,10 +760,7 @@ class Referee:
         other player).  The rules then leave one dome the players can have
         put there, taken faint for them to check.
         """
-        assert self.game is not None
-        found = [legal for colour in COLORS
-                 if self.game.supply[self.game.turn][Piece("dome", colour)] > 0
-                 and (legal := self._legal_as(after, lot, Structure("dome", colour))) is not None]
+        found = [legal for colour in COLORS if (legal := self._legal_as(after, lot, Structure("dome", colour)))]
         return found[0] if len(found) == 1 else None
 
     def _pending_arrivals(self, arrivals: list[str], changed: list[str], unsure: list[str],
@@ -831,8 +828,7 @@ class Referee:
         if lot in self.accepted.structures or lot in self._shadows or read is None or alt is None \
                 or alt.structure is None or not _surely_a_piece(observation, name):
             return None
-        options = [(structure, move) for structure in (read, alt.structure)
-                   if (move := self._legal_move_to(Position(after.tiles, {**after.structures, lot: structure})))]
+        options = [found for structure in (read, alt.structure) if (found := self._legal_as(after, lot, structure))]
         if len(options) != 1:
             return None
         structure, move = options[0]
@@ -990,12 +986,10 @@ class Referee:
     def _the_one_legal(self, after: Position, candidates: list[tuple[int, Structure]]) -> Outputs | None:
         """The legal move ``after`` is with one candidate structure put on its lot, taken faint (once
         the board is confirmed), when exactly one candidate makes it one; None otherwise."""
-        options = [(move, lot, structure) for lot, structure in candidates
-                   if (move := self._legal_move_to(Position(after.tiles, {**after.structures, lot: structure})))
-                   is not None]
+        options = [(lot, found) for lot, structure in candidates if (found := self._legal_as(after, lot, structure))]
         if len(options) != 1:
             return None
-        move, lot, structure = options[0]
+        lot, (structure, move) = options[0]
         if not self._confirmed(after):
             return self._look_again()
         return self._accept_faint(move, {lot: structure})
@@ -1318,8 +1312,7 @@ class Referee:
         assert read is not None
         other = self._other_kind_if_used_up(read)
         pieces = [read.with_cap(None), *([other] if other is not None else [])]
-        found = [(piece, move) for piece in pieces
-                 if (move := self._legal_move_to(Position(after.tiles, {**after.structures, lot: piece})))]
+        found = [legal for piece in pieces if (legal := self._legal_as(after, lot, piece))]
         if len(found) != 1:
             return None
         piece, move = found[0]
