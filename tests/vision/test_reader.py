@@ -416,6 +416,25 @@ def test_a_lot_read_unsurely_names_its_runner_up():
     assert reader_module._runners_up(None, lots, confidence) == {}  # the feature classifiers name none
 
 
+def test_a_runner_up_says_how_probable_nothing_is():
+    """A tower unsure only of its cap and colour is still surely some piece: "empty" says so."""
+    from boardcam.vision import lot_net
+    from boardcam.vision.lots import LotReading
+
+    probs = np.zeros((80, len(lot_net.CLASSES)), np.float32)
+    probs[:, 0] = 1.0
+    capped, bare, blue = (lot_net.CLASSES.index(c) for c in (("tower", "red", "black"), ("tower", "red", None),
+                                                             ("tower", "blue", None)))
+    probs[9] = 0.0
+    probs[9, [capped, bare, blue, 0]] = 0.44, 0.28, 0.23, 0.05
+    lots = {lot: LotReading(None, None, None, 1.0, {}) for lot in range(80)}
+    lots[9] = LotReading("tower", "red", "black", 0.44, {})
+    confidence = {LOT_NAMES[lot]: float(probs[lot].max()) for lot in range(80)}
+    alt = reader_module._runners_up(probs, lots, confidence)["B2"]
+    assert alt.structure == {"kind": "tower", "color": "red", "cap": None}
+    assert alt.probability == pytest.approx(0.28) and alt.empty == pytest.approx(0.05)
+
+
 def test_runners_up_are_only_for_unsure_lots_read_in_this_frame():
     from scenegen import random_scene
 

@@ -72,12 +72,13 @@ class Phase(enum.Enum):
 
 @dataclass(frozen=True)
 class RunnerUp:
-    """The next likeliest answer of a lot read unsurely (None for empty), its probability, and its
-    share of everything but the chosen answer."""
+    """The next likeliest answer of a lot read unsurely (None for empty), its probability, its
+    share of everything but the chosen answer, and how probable the lot is empty (None: not said)."""
 
     structure: Structure | None
     probability: float
     share: float
+    empty: float | None = None
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,8 @@ class Observation:
         """Adapt the vision's Reading (duck-typed: the vision package is not imported here)."""
         runners_up = {name: RunnerUp(None if alt.structure is None
                                      else structure_from_json(alt.structure, f"runners_up.{name}"),
-                                     float(alt.probability), float(alt.share))
+                                     float(alt.probability), float(alt.share),
+                                     None if getattr(alt, "empty", None) is None else float(alt.empty))
                       for name, alt in (getattr(reading, "runners_up", {}) or {}).items()}
         tiles = getattr(reading, "tiles", {}) or {}
         return cls(
@@ -796,8 +798,21 @@ class Referee:
         """``board`` (the pending arrivals as read, the other unsure lots as accepted) caught up
         turn by turn, the pending arrivals first (``_catch_up``), or with one of them taken as its
         runner-up when only that order is legal; marked faint.  None when no catch-up fits: the
-        pending arrivals then stay unread, as any unsure lot does."""
-        moves = self._missed_moves(board)
+        pending arrivals then stay unread, as any unsure lot does.
+
+        A pending tower read with a cap is tried bare first: the cap is part of what was read too
+        unsurely to count, and a cap is a move's second half that the turn order cannot check
+        (either player may cap a tower just built).  Taken with it, a doubtful black cap on a
+        clear tower went into the next player's move and stayed there (path-traced game 132).
+        A real cap reads surely later and is caught up then, as a cap with its build is."""
+        bare = Position(board.tiles, {**board.structures, **{
+            lot: board.structures[lot].with_cap(None) for lot in map(parse_lot, pending)
+            if board.structures[lot].cap is not None}})
+        moves = self._missed_moves(bare) if bare != board else None
+        if moves is not None:
+            board = bare
+        else:
+            moves = self._missed_moves(board)
         if moves is None:
             return self._caught_up_as_runner_up(board, observation)
         if not self._confirmed(board):
@@ -3647,14 +3662,23 @@ def _surely_a_piece(observation: Observation, name: str) -> bool:
 
 def _piece_probability(observation: Observation, name: str) -> float:
     """How probable some piece is on the lot, as far as its answer and runner-up tell: all but the
-    runner-up's share when that is "empty", at least the two together when both are pieces."""
+    runner-up's share when that is "empty"; when both are pieces, all but the reader's "empty" where
+    it says it, else at least the two together.
+
+    Why the reader's "empty": a tower read "red with a black cap, 0.44; red,
+    0.28" leaves 0.28 to other towers and to nothing alike, and the pieces
+    behind it are what decide whether it came as a move (path-traced game
+    132: a clear blue tower read so at 0.05 "empty" was no move, and the
+    next two builds went to the wrong players)."""
     confidence = observation.lot_confidence.get(name, 0.0)
     if observation.position.structures.get(parse_lot(name)) is None:
         return 1.0 - confidence
     alt = observation.runners_up.get(name)
     if alt is None:
         return confidence
-    return 1.0 - alt.probability if alt.structure is None else confidence + alt.probability
+    if alt.structure is None:
+        return 1.0 - alt.probability
+    return max(confidence + alt.probability, 1.0 - alt.empty if alt.empty is not None else 0.0)
 
 
 def _as_accepted(after: Position, accepted: Position, lots: list[str]) -> Position:

@@ -141,12 +141,16 @@ class RunnerUp:
     no answer, but a referee who knows that something was just built, and
     nowhere else, can take it.  ``share`` is its part of everything but the
     chosen answer: near 1 when the doubt is only *whether* a piece is there,
-    not which.
+    not which.  ``empty`` is how probable the network finds the lot empty:
+    a tower read "red, black cap, 0.44" with "red tower, 0.28" behind it is
+    still surely *some* tower when "empty" is 0.05, which the answer and
+    runner-up alone do not say.
     """
 
     structure: dict[str, str] | None  # as in the position JSON (None: an empty lot)
     probability: float
     share: float
+    empty: float | None = None
 
 
 MAT_AGREEMENT_LOTS = 1.5  # a guessed mat layout can place the far corners about this far off
@@ -847,7 +851,7 @@ def _runners_up(structure_probs: np.ndarray | None, lots: dict[int, LotReading],
         other = max((c for c in range(len(probs)) if c != chosen), key=lambda c: float(probs[c]))
         rest = max(1.0 - float(probs[chosen]), 1e-9)
         out[name] = RunnerUp(_network_answer(probs, other).to_structure_json(), round(float(probs[other]), 4),
-                             round(min(float(probs[other]) / rest, 1.0), 4))
+                             round(min(float(probs[other]) / rest, 1.0), 4), round(float(probs[0]), 4))
     return out
 
 
