@@ -723,6 +723,36 @@ def test_a_new_tower_read_with_a_doubtful_cap_goes_before_the_next_sure_move_bar
     assert [r.get("faint", False) for r in records if r["type"] == "move"] == [True, False]
 
 
+@pytest.mark.parametrize("alongside", [True, False])
+def test_a_doubtful_cap_first_seen_with_a_pending_build_comes_with_it(alongside):
+    """A build read too unsurely to count, and a cap read unsurely on a tower already there, both
+    first seen in the same reading; then the next player builds, read surely (path-traced game
+    133: black's red tower on F8 and black's cap on C4).  The build is caught up first, and the cap
+    with it, both faint.  A cap first seen a reading later came with something else, and is left
+    to the looks as before."""
+    game = next(game for game in map(played_game, range(200))
+                if game.moves[3].cap is not None and game.moves[3].cap != game.moves[3].lot
+                and game.moves[4].cap is None and game.moves[4].lot is not None)
+    boards = positions_of(game)
+    referee, lot, _ = three_plies_in(boards)
+    cap = LOT_NAMES[game.moves[3].cap]
+    bare = dict(boards[4], structures={**boards[4]["structures"], cap: boards[3]["structures"][cap]})
+    doubts = {lot: 0.55, cap: 0.6}
+    runners_up = {lot: RunnerUp(None, 0.1, 0.3),
+                  cap: RunnerUp(structure_from_json(boards[3]["structures"][cap], cap), 0.38, 0.95)}
+    referee.observe(seen(boards[4] if alongside else bare, doubts, runners_up=runners_up))
+    assert referee.game.ply == 3
+    records = []
+    for _ in range(3):
+        out = referee.observe(seen(boards[5], doubts, runners_up=runners_up))
+        records += out.records
+    if not alongside:
+        assert referee.game.moves[3] == Move(game.moves[3].player, game.moves[3].lot, game.moves[3].piece)
+        return
+    assert referee.game.moves == game.moves[:5]
+    assert [r.get("faint", False) for r in records if r["type"] == "move"] == [True, False]
+
+
 @pytest.mark.parametrize("changed", [True, False])
 def test_a_new_piece_on_a_lot_never_read_surely_empty_counts_when_its_look_changed(changed):
     """The same doubt ("0.55, or empty 0.17") on a lot that read empty only unsurely (0.6) since the

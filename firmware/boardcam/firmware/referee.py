@@ -815,10 +815,36 @@ class Referee:
             moves = self._missed_moves(board)
         if moves is None:
             return self._caught_up_as_runner_up(board, observation)
+        board, moves, caps = self._with_caps_come_alongside(board, moves, pending, observation)
         if not self._confirmed(board):
             return self._look_again()
         faint = {parse_lot(name): board.structures[parse_lot(name)] for name in pending}
-        return self._marked_faint(self._caught_up(moves), faint, caps=set())
+        faint.update({lot: board.structures[lot] for lot in caps})
+        return self._marked_faint(self._caught_up(moves), faint, caps=set(caps))
+
+    def _with_caps_come_alongside(self, board: Position, moves: list[Move], pending: list[str],
+                                  observation: Observation) -> tuple[Position, list[Move], list[int]]:
+        """``board`` and its catch-up ``moves`` with the caps read unsurely on accepted towers that
+        were first seen in the reading that first showed a pending arrival, when the moves stay legal
+        with them; and those caps' lots.
+
+        Why: a cap comes with a build, and one first seen together with a build the turn order
+        shows was a move came with it.  Left out, it waited for a later build of its player and went
+        into that one (path-traced game 133: black's red tower on F8 read too unsurely to count,
+        black's cap on C4 with it; the tower was caught up behind white's next build, the cap came
+        two plies late with black's next tower).
+        """
+        assert self.accepted is not None
+        arrived = {self._first_seen.get(parse_lot(name)) for name in pending} - {None}
+        read = observation.position.structures
+        caps = [lot for lot in _new_caps(self.accepted.structures, read)
+                if lot in self.accepted.structures and self._cap_seen.get(lot) in arrived
+                and board.structures.get(lot) == self.accepted.structures[lot]]
+        if not caps:
+            return board, moves, []
+        capped = Position(board.tiles, {**board.structures, **{lot: read[lot] for lot in caps}})
+        with_caps = self._missed_moves(capped)
+        return (capped, with_caps, caps) if with_caps is not None else (board, moves, [])
 
     def _one_legal_answer(self, after: Position, unsure: list[str], observation: Observation) -> Outputs | None:
         """The one new piece read unsurely, after the looks, taken as whichever of its answer and
