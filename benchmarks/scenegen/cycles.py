@@ -23,7 +23,10 @@ which ``boardcam bench photo-game --dir OUT_DIR`` referees like a recording.
 
 Needs the ``bpy`` package (Blender as a Python module, Python 3.11 only; a
 large download, so kept out of the project's dependencies):
-``pip install bpy==4.2.0`` in a separate virtual environment.
+``pip install bpy==4.2.0`` in a separate virtual environment.  ``--game``
+also needs the engine importable there (``PYTHONPATH=../engine``): without
+it the positions would be ``scenegen.positions``' stand-in, whose moves
+break the rules, so it refuses.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from .__main__ import _size
 from .files import write_scene
 from .geometry import TILE_KEYS, Camera, Layout, kelvin_to_linear_bgr, make_camera, make_layout
 from .params import SceneParams
-from .positions import TileArt, parse_position
+from .positions import TileArt, engine_available, parse_position
 from .render import (
     Scene,
     _camera_gain,
@@ -382,6 +385,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.resume and args.game is None:
         print("scenegen.cycles: error: --resume needs --game", file=sys.stderr)
+        return 2
+    if args.game is not None and not engine_available():
+        print("scenegen.cycles: error: --game needs the boardcam engine importable (e.g. PYTHONPATH=../engine): "
+              "without it the moves are a stand-in, not a legal game to referee", file=sys.stderr)
         return 2
     try:
         import bpy  # noqa: F401

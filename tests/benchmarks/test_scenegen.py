@@ -531,3 +531,13 @@ def test_a_low_lamp_lights_the_table_from_below_the_generators_own_lamps() -> No
     lowest = min(math.degrees(math.atan2(light.position_mm[2], math.hypot(*light.position_mm[:2])))
                  for seed in range(200) for light in sample_lights(np.random.default_rng(seed))[0])
     assert lowest > LOW_LAMP_ELEVATION_DEG[1] - 2  # the benchmarks' lamps stand higher
+
+
+def test_cli_series_needs_the_engine(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the engine a series would show a stand-in game whose moves break the rules."""
+    import scenegen.__main__
+
+    monkeypatch.setattr(scenegen.__main__, "engine_available", lambda: False)
+    assert cli_main([str(tmp_path), "--series", "--count", "1"]) == 2
+    assert "engine" in capsys.readouterr().err and not list(tmp_path.iterdir())

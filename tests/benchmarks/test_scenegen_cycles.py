@@ -59,6 +59,16 @@ def test_resume_needs_a_game(tmp_path: object, capsys: pytest.CaptureFixture[str
     assert "--resume needs --game" in err and err.count("\n") == 1
 
 
+def test_a_game_needs_the_engine(tmp_path: object, capsys: pytest.CaptureFixture[str],
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the engine the positions are a stand-in whose moves break the rules: no game to referee."""
+    import scenegen.cycles
+
+    monkeypatch.setattr(scenegen.cycles, "engine_available", lambda: False)
+    assert main([str(tmp_path), "--game", "3"]) == 2
+    assert "engine" in capsys.readouterr().err
+
+
 def test_resume_keeps_only_whole_plies(tmp_path: Path) -> None:
     """A ply interrupted while its truth was written is rendered again."""
     (tmp_path / "game7_ply000.jpg").write_bytes(b"jpeg")
