@@ -692,14 +692,15 @@ def test_a_new_piece_read_unsurely_against_empty_goes_before_the_next_sure_move(
     assert [r.get("faint", False) for r in records if r["type"] == "move"] == [True, False]
 
 
-@pytest.mark.parametrize("empty", [0.05, None])
-def test_a_new_tower_read_with_a_doubtful_cap_goes_before_the_next_sure_move_bare(empty):
-    """A new tower read "capped black 0.44, a blue tower 0.18" when the next player builds elsewhere,
-    read surely (path-traced game 132: a clear blue tower whose apex looked like a black cap).  The
-    reader's "empty" at 0.05 says some tower surely stands there, and it came first: both moves are
-    caught up turn by turn, the tower bare and marked faint, where taking it as read gave the
-    doubtful cap to the next player's build.  Without "empty" the answer and runner-up make only
-    0.62 of a piece, too doubtful to count, and the tower stays unread."""
+@pytest.mark.parametrize("empty, cap", [(0.05, "black"), (None, "black"), (0.05, "white")])
+def test_a_new_tower_read_with_a_doubtful_cap_goes_before_the_next_sure_move_bare(empty, cap):
+    """A new tower of white's read "capped black 0.44, a blue tower 0.18" when the next player builds
+    elsewhere, read surely (path-traced game 132: a clear blue tower whose apex looked like a black
+    cap).  The reader's "empty" at 0.05 says some tower surely stands there, and it came first: both
+    moves are caught up turn by turn, the tower bare and marked faint, where taking it as read gave
+    the doubtful cap to the next player's build.  Without "empty" the answer and runner-up make only
+    0.62 of a piece, too doubtful to count, and the tower stays unread.  A white cap, white's own on
+    the tower just built, is one move the catch-up checks, and stays as read."""
     game = next(game for game in map(played_game, range(80))
                 if game.moves[3].piece.kind == "tower" and all(move.cap is None for move in game.moves[3:5])
                 and game.moves[4].lot is not None)
@@ -707,7 +708,8 @@ def test_a_new_tower_read_with_a_doubtful_cap_goes_before_the_next_sure_move_bar
     referee, lot, _ = three_plies_in(boards)
     tower = boards[4]["structures"][lot]
     other = next(colour for colour in ("red", "blue", "green") if colour != tower["color"])
-    read = {**tower, "cap": "black"}
+    assert game.moves[3].player == "white"
+    read = {**tower, "cap": cap}
     doubt = {lot: RunnerUp(structure_from_json({"kind": "tower", "color": other}, lot), 0.18, 0.32, empty)}
     shown = [dict(board, structures={**board["structures"], lot: read}) for board in boards[4:6]]
     referee.observe(seen(shown[0], {lot: 0.44}, runners_up=doubt))
@@ -718,6 +720,9 @@ def test_a_new_tower_read_with_a_doubtful_cap_goes_before_the_next_sure_move_bar
         records += out.records
     if empty is None:
         assert LOT_NAMES.index(lot) not in referee.game.position.structures
+        return
+    if cap == "white":
+        assert referee.game.moves[3] == Move("white", LOT_NAMES.index(lot), game.moves[3].piece, LOT_NAMES.index(lot))
         return
     assert referee.game.moves == game.moves[:5]  # the lot is still asked about: "Cannot read"
     assert [r.get("faint", False) for r in records if r["type"] == "move"] == [True, False]

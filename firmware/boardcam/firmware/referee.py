@@ -800,27 +800,68 @@ class Referee:
         runner-up when only that order is legal; marked faint.  None when no catch-up fits: the
         pending arrivals then stay unread, as any unsure lot does.
 
-        A pending tower read with a cap is tried bare first: the cap is part of what was read too
-        unsurely to count, and a cap is a move's second half that the turn order cannot check
-        (either player may cap a tower just built).  Taken with it, a doubtful black cap on a
-        clear tower went into the next player's move and stayed there (path-traced game 132).
-        A real cap reads surely later and is caught up then, as a cap with its build is."""
+        A pending tower read with a cap of the other player's colour is tried bare first: the cap
+        is part of what was read too unsurely to count, and it could only be the second half of
+        the next player's move, which a catch-up cannot check as it checks a player capping the
+        tower just built.  Taken with it, a doubtful black cap on white's clear tower went into
+        black's next build and stayed there (path-traced game 132)."""
+        assert self.game is not None
         bare = Position(board.tiles, {**board.structures, **{
             lot: board.structures[lot].with_cap(None) for lot in map(parse_lot, pending)
-            if board.structures[lot].cap is not None}})
+            if board.structures[lot].cap not in (None, self.game.turn)}})
         moves = self._missed_moves(bare) if bare != board else None
         if moves is not None:
             board = bare
         else:
             moves = self._missed_moves(board)
         if moves is None:
-            return self._caught_up_as_runner_up(board, observation)
+            return self._caught_up_as_runner_up(board, observation) or self._pending_on_a_mended_layout(board, pending)
         board, moves, caps = self._with_caps_come_alongside(board, moves, pending, observation)
         if not self._confirmed(board):
             return self._look_again()
         faint = {parse_lot(name): board.structures[parse_lot(name)] for name in pending}
         faint.update({lot: board.structures[lot] for lot in caps})
         return self._marked_faint(self._caught_up(moves), faint, caps=set(caps))
+
+    def _pending_on_a_mended_layout(self, board: Position, pending: list[str]) -> Outputs | None:
+        """``board`` caught up turn by turn, the pending arrivals first, on a layout with the tiles
+        the setup asked about mended (an icon on its next likeliest lot, or a tile in another
+        guild; ``_played_after``), with a ``tiles`` record and the pending arrivals faint; None
+        when no such layout makes the moves legal.
+
+        Why: a lone build that breaks only the tile rules on such a tile moves the icon
+        (``_reseat_icon``), but a build caught up behind a pending one was judged on the layout
+        as read.  Path-traced game 134: black's green tower read "capped 0.41" for its whole
+        photo, then white's capped tower came on D1, which the setup had taken for black tile
+        C1's icon at 0.7 and asked about; no catch-up was legal, and every later move went to
+        the wrong player.  Only the one pending piece and the one sure build, on the lot read as
+        the icon of the one tile mended, its look changed as it first showed
+        (``_changed_arrivals``): let any catch-up mend tiles, icon prints read as pieces as the
+        light changed were caught up as moves (made-up-art games 3304 and 3603).
+        """
+        assert self.game is not None
+        added = self._added_since_accepted(board)
+        waiting = {parse_lot(name) for name in pending}
+        if added is None or len(added) != 2 or len(waiting & set(added)) != 1:
+            return None
+        found = self._played_after(self.game, self._arrival_order(added), board.structures)
+        if found is None:
+            return None
+        tiles, moves = found
+        colour, icon = _layout_changes(self.game.position.tiles, tiles)
+        mended = {parse_lot(name) for name in (*colour, *icon)}
+        if len(mended) != 1 or not all(self._unsure_at_setup(tile_lot) for tile_lot in mended):
+            return None
+        (sure,) = set(added) - waiting
+        read_icon = self.game.position.tiles[next(iter(mended))].icon
+        if read_icon != sure or sure not in self._changed_arrivals:
+            return None
+        if not self._confirmed(board):
+            return self._look_again()
+        replay = _replayed(tiles, self.game)
+        assert replay is not None  # every move so far was legal on it when it was found
+        faint = {parse_lot(name): board.structures[parse_lot(name)] for name in pending}
+        return self._marked_faint(self._take_with_layout(replay, moves, colour=colour, icon=icon), faint, caps=set())
 
     def _with_caps_come_alongside(self, board: Position, moves: list[Move], pending: list[str],
                                   observation: Observation) -> tuple[Position, list[Move], list[int]]:
@@ -831,8 +872,8 @@ class Referee:
         Why: a cap comes with a build, and one first seen together with a build the turn order
         shows was a move came with it.  Left out, it waited for a later build of its player and went
         into that one (path-traced game 133: black's red tower on F8 read too unsurely to count,
-        black's cap on C4 with it; the tower was caught up behind white's next build, the cap came
-        two plies late with black's next tower).
+        black's cap on C4 with it; the tower was caught up in its turn, the cap two plies late with
+        black's next tower).
         """
         assert self.accepted is not None
         arrived = {self._first_seen.get(parse_lot(name)) for name in pending} - {None}
@@ -3692,10 +3733,10 @@ def _piece_probability(observation: Observation, name: str) -> float:
     it says it, else at least the two together.
 
     Why the reader's "empty": a tower read "red with a black cap, 0.44; red,
-    0.28" leaves 0.28 to other towers and to nothing alike, and the pieces
-    behind it are what decide whether it came as a move (path-traced game
-    132: a clear blue tower read so at 0.05 "empty" was no move, and the
-    next two builds went to the wrong players)."""
+    0.28" leaves 0.28 that may be other towers or nothing, and whether some
+    piece came decides whether it was a move (path-traced game 132: a clear
+    blue tower read so, "empty" 0.05, was taken for no move, and the next
+    two builds went to the wrong players)."""
     confidence = observation.lot_confidence.get(name, 0.0)
     if observation.position.structures.get(parse_lot(name)) is None:
         return 1.0 - confidence
