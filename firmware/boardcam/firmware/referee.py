@@ -824,10 +824,10 @@ class Referee:
         return self._marked_faint(self._caught_up(moves), faint, caps=set(caps))
 
     def _pending_on_a_mended_layout(self, board: Position, pending: list[str]) -> Outputs | None:
-        """``board`` caught up turn by turn, the pending arrivals first, on a layout with the tiles
-        the setup asked about mended (an icon on its next likeliest lot, or a tile in another
-        guild; ``_played_after``), with a ``tiles`` record and the pending arrivals faint; None
-        when no such layout makes the moves legal.
+        """``board`` caught up turn by turn, the pending arrival first, on a layout with one tile
+        the setup asked about mended (its icon on its next likeliest lot, or it in another guild;
+        ``_played_after``), with a ``tiles`` record and the pending arrival faint; None when no
+        such layout makes the moves legal.
 
         Why: a lone build that breaks only the tile rules on such a tile moves the icon
         (``_reseat_icon``), but a build caught up behind a pending one was judged on the layout
@@ -850,11 +850,12 @@ class Referee:
         tiles, moves = found
         colour, icon = _layout_changes(self.game.position.tiles, tiles)
         mended = {parse_lot(name) for name in (*colour, *icon)}
-        if len(mended) != 1 or not all(self._unsure_at_setup(tile_lot) for tile_lot in mended):
+        if len(mended) != 1:
             return None
+        (tile_lot,) = mended
         (sure,) = set(added) - waiting
-        read_icon = self.game.position.tiles[next(iter(mended))].icon
-        if read_icon != sure or sure not in self._changed_arrivals:
+        if not self._unsure_at_setup(tile_lot) or self.game.position.tiles[tile_lot].icon != sure \
+                or sure not in self._changed_arrivals:
             return None
         if not self._confirmed(board):
             return self._look_again()
