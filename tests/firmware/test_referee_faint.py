@@ -24,6 +24,18 @@ def three_plies_in(boards, confidence=None):
     return referee, lot, boards[4]["structures"][lot]
 
 
+def read_unsurely_then_passed(referee, first, following, confidence, runners_up):
+    """``first`` read once with ``confidence`` (too unsurely to count: no move yet), then the next
+    player's build on ``following``, read three times; the last outputs and every record."""
+    referee.observe(seen(first, confidence, runners_up=runners_up))
+    assert referee.game.ply == 3
+    records = []
+    for _ in range(3):
+        out = referee.observe(seen(following, confidence, runners_up=runners_up))
+        records += out.records
+    return out, records
+
+
 def faint(structure, probability=0.36, share=0.98):
     """A runner-up answer, the structure given as in the position JSON."""
     return RunnerUp(structure_from_json(structure, "runner-up"), probability, share)
@@ -678,13 +690,8 @@ def test_a_new_piece_read_unsurely_against_empty_goes_before_the_next_sure_move(
                 if all(move.cap is None and move.lot is not None for move in game.moves[3:5]))
     referee, lot, _ = three_plies_in(positions_of(game))
     boards = positions_of(game)
-    doubt = {lot: RunnerUp(None, empty, 0.4)}
-    referee.observe(seen(boards[4], {lot: 0.55}, runners_up=doubt))
-    assert referee.game.ply == 3
-    records = []
-    for _ in range(3):
-        out = referee.observe(seen(boards[5], {lot: 0.55}, runners_up=doubt))
-        records += out.records
+    out, records = read_unsurely_then_passed(referee, boards[4], boards[5], {lot: 0.55},
+                                             {lot: RunnerUp(None, empty, 0.4)})
     if not first:
         assert LOT_NAMES.index(lot) not in referee.game.position.structures
         return
@@ -712,12 +719,7 @@ def test_a_new_tower_read_with_a_doubtful_cap_goes_before_the_next_sure_move_bar
     read = {**tower, "cap": cap}
     doubt = {lot: RunnerUp(structure_from_json({"kind": "tower", "color": other}, lot), 0.18, 0.32, empty)}
     shown = [dict(board, structures={**board["structures"], lot: read}) for board in boards[4:6]]
-    referee.observe(seen(shown[0], {lot: 0.44}, runners_up=doubt))
-    assert referee.game.ply == 3
-    records = []
-    for _ in range(3):
-        out = referee.observe(seen(shown[1], {lot: 0.44}, runners_up=doubt))
-        records += out.records
+    _, records = read_unsurely_then_passed(referee, shown[0], shown[1], {lot: 0.44}, doubt)
     if empty is None:
         assert LOT_NAMES.index(lot) not in referee.game.position.structures
         return
@@ -745,12 +747,7 @@ def test_a_doubtful_cap_first_seen_with_a_pending_build_comes_with_it(alongside)
     doubts = {lot: 0.55, cap: 0.6}
     runners_up = {lot: RunnerUp(None, 0.1, 0.3),
                   cap: RunnerUp(structure_from_json(boards[3]["structures"][cap], cap), 0.38, 0.95)}
-    referee.observe(seen(boards[4] if alongside else bare, doubts, runners_up=runners_up))
-    assert referee.game.ply == 3
-    records = []
-    for _ in range(3):
-        out = referee.observe(seen(boards[5], doubts, runners_up=runners_up))
-        records += out.records
+    _, records = read_unsurely_then_passed(referee, boards[4] if alongside else bare, boards[5], doubts, runners_up)
     if not alongside:
         assert referee.game.moves[3] == Move(game.moves[3].player, game.moves[3].lot, game.moves[3].piece)
         return
