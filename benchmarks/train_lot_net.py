@@ -4,7 +4,7 @@
         [--reflections] [--glass] [--clear] [--relit] [--soft-coins] [--low-lamps]   # render, cache
     python benchmarks/train_lot_net.py prepare-pairs FOLDER          # frames with empty twins, e.g. path-traced
     python benchmarks/train_lot_net.py fit [--epochs 30] [--hold-out-edition D] [--start-from NPZ --max-lr LR]
-        [--favour CACHE_FOLDER:TIMES]
+        [--favour CACHE_FOLDER:TIMES] [--vivid]
     python benchmarks/train_lot_net.py blend FIRST.npz SECOND.npz [--share 0.5] [-o OUT]
 
 ``prepare`` renders each training seed (from 500 000: disjoint from the
@@ -56,6 +56,8 @@ MAX_REFLECTIONS = 1.5  # of plastic's Fresnel reflectance: from none (the benchm
 MAX_CLARITY = 0.7  # share of what lies behind that a translucent tower lets through (the benchmarks': 0.22)
 MIN_GLASS = 0.3  # least share of the clear-plastic look in --clear scenes (the benchmarks': 0)
 MIN_COIN_RIM = 0.2  # faintest coin rim in --soft-coins scenes (the benchmarks': 1; path-traced coins measure 0.3)
+VIVID_SHARE = 0.3  # fit --vivid: share of boards shown more saturated than any ink the renderer draws...
+MOST_VIVID = 1.8  # ...up to this much: a neon card's chroma (about 80) over the renderer's usual greens (about 45)
 
 
 def _lot_id(name: str) -> int:
@@ -350,10 +352,13 @@ def _lot_logits(model: Any, x: Any) -> Any:
     return out.flip(2).permute(0, 2, 3, 1).reshape(x.shape[0], 80, -1)
 
 
-def _augment(x: Any, y: Any, generator: Any) -> tuple[Any, Any]:
+def _augment(x: Any, y: Any, generator: Any, vivid: bool = False) -> tuple[Any, Any]:
     """Mirror boards left-right and/or top-bottom (lean planes and lot labels follow), and vary
     what the renderer varies too little: lamp and print colour, the relighting of the empty
-    look, sensor noise, and how far pyramids lean (the camera's field of view is a guess)."""
+    look, sensor noise, and how far pyramids lean (the camera's field of view is a guess).
+
+    ``vivid``: some boards (VIVID_SHARE) far more saturated than the renderer's inks, up to
+    MOST_VIVID, as neon cards are (made-up-art table 7600, docs/vision.md)."""
     import torch
 
     b = x.shape[0]
@@ -373,6 +378,9 @@ def _augment(x: Any, y: Any, generator: Any) -> tuple[Any, Any]:
     # contrast and saturation of the whole scene (seen and empty alike)
     light = uniform(0.85, 1.15)[:, None, None]
     chroma = uniform(0.8, 1.2)[:, None, None]
+    if vivid:
+        boosted = torch.rand(b, generator=generator) < VIVID_SHARE
+        chroma[boosted] = uniform(1.2, MOST_VIVID)[boosted][:, None, None]
     angle = uniform(-0.12, 0.12)[:, None, None]  # radians of hue turn
     cos, sin = torch.cos(angle), torch.sin(angle)
     for l_plane, a_plane, b_plane in ((0, 1, 2), (3, 4, 5)):
@@ -389,11 +397,12 @@ def _augment(x: Any, y: Any, generator: Any) -> tuple[Any, Any]:
 
 def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 0, scenes: int | None = None,
         out: Path = OUT, start_from: Path | None = None, max_lr: float = 3e-3,
-        favour: dict[Path, int] | None = None) -> None:
+        favour: dict[Path, int] | None = None, vivid: bool = False) -> None:
     """Fit (or, from ``start_from``'s weights, refine) the network; write it with its confidence map.
 
     ``favour`` shows the training scenes of a cache folder that many times an epoch: a few hundred
     path-traced frames among thousands of the ray caster's would otherwise barely count.
+    ``vivid``: see _augment.
     """
     import torch
     import torch.nn.functional as F
@@ -431,7 +440,7 @@ def fit(epochs: int, hold_out_edition: str | None, batch: int = 16, seed: int = 
         total, start = 0.0, time.time()
         for i in range(0, len(order), batch):
             idx = order[i : i + batch]
-            xb, yb = _augment(xt[idx].float(), yt[idx], generator)
+            xb, yb = _augment(xt[idx].float(), yt[idx], generator, vivid)
             loss = F.cross_entropy(_lot_logits(model, xb).reshape(-1, OUTPUTS), yb.reshape(-1), weight=weight)
             optimiser.zero_grad()
             loss.backward()
@@ -602,6 +611,8 @@ def main() -> None:
     f.add_argument("--max-lr", type=float, default=3e-3, help="peak learning rate (lower to refine)")
     f.add_argument("--favour", action="append", default=[], type=_favoured, metavar="FOLDER:TIMES",
                    help="show the scenes of this cache folder TIMES times an epoch (repeatable)")
+    f.add_argument("--vivid", action="store_true",
+                   help="show some boards far more saturated than the renderer's inks (neon cards)")
     m = sub.add_parser("blend", help="a network between one and its refinement (temperature and map refitted)")
     m.add_argument("first", type=Path)
     m.add_argument("second", type=Path)
@@ -622,7 +633,7 @@ def main() -> None:
         blend(args.first, args.second, args.share, args.out)
     else:
         fit(args.epochs, args.hold_out_edition, scenes=args.scenes, out=args.out, start_from=args.start_from,
-            max_lr=args.max_lr, favour=dict(args.favour))
+            max_lr=args.max_lr, favour=dict(args.favour), vivid=args.vivid)
 
 
 if __name__ == "__main__":

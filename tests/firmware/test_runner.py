@@ -35,12 +35,13 @@ def fake_vision(monkeypatch):
     calls = {"reads": [], "references": 0, "drift": "steady"}
     boards = {"empty": positions_of(played_game(2))[0], "played": positions_of(played_game(2))[3]}
     calls["board"] = "played"
+    calls["boards"] = boards
 
     def read_board(image, *, pose=None, reference=None, previous=None, views=None, **parts):
         calls["reads"].append({"pose": pose, "reference": reference, "previous": previous, "views": views})
         if pose is None and image[0, 0, 0] == COVERED:
             raise BoardNotFoundError("no tile array found")
-        board = boards[calls["board"]]
+        board = calls["boards"][calls["board"]]
         sure = calls.get("piece_confidence", 0.97)
         return SimpleNamespace(position=Position.from_json(board), position_dict=board,
                                lot_confidence={lot: sure for lot in board["structures"]} | {"A1": 0.9},
@@ -364,6 +365,37 @@ def test_an_empty_board_with_doubted_tiles_becomes_the_reference_when_unsure_pie
     reader(IMAGE)
     assert fake_vision["references"] == 1 and fake_vision["reference_image"] is empty_image
     assert fake_vision["reads"][-1]["reference"] == "reference"
+
+
+def _reference_after_two_doubted_boards(fake_vision, second_board):
+    """The empty board, then ``second_board``, both with a tile read too unsurely, then unsure pieces:
+    the two images and the one the reference was taken from."""
+    reader = VisionReader(None)
+    fake_vision["board"], fake_vision["tile_confidence"] = "empty", 0.3
+    first, second = np.full((10, 10, 3), 7, np.uint8), np.full((10, 10, 3), 8, np.uint8)
+    reader(first)
+    fake_vision["board"] = second_board
+    reader(second)
+    fake_vision["board"], fake_vision["piece_confidence"] = "played", 0.6
+    reader(IMAGE)
+    assert fake_vision["references"] == 1
+    return first, second, fake_vision["reference_image"]
+
+
+def test_of_two_doubted_empty_boards_of_one_array_the_first_becomes_the_reference(fake_vision):
+    """The second may already hold the first piece, read so faintly that the board looked empty."""
+    first, _, taken = _reference_after_two_doubted_boards(fake_vision, "empty")
+    assert taken is first
+
+
+def test_a_doubted_empty_board_of_another_array_replaces_the_one_remembered(fake_vision):
+    """Tiles laid since (another colour on some tile): the newer board is the array as it is now."""
+    empty = fake_vision["boards"]["empty"]
+    key = next(iter(empty["tiles"]))
+    colour = next(c for c in ("red", "blue", "green", "black") if c != empty["tiles"][key]["color"])
+    fake_vision["boards"]["relaid"] = dict(empty, tiles={**empty["tiles"], key: {**empty["tiles"][key], "color": colour}})
+    _, second, taken = _reference_after_two_doubted_boards(fake_vision, "relaid")
+    assert taken is second
 
 
 def test_a_surely_played_board_after_doubted_tiles_takes_no_reference(fake_vision):

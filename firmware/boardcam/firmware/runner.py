@@ -359,6 +359,13 @@ class VisionReader:
         setup board read an icon at 0.39, and against a reference of it a
         hard lamp later made printed squares read as capped towers (24 of
         38 moves, against 38 without one).
+
+        Of two such boards of the same array (the same tile colours, the
+        board unmoved) the first is remembered: a later one may already hold
+        the first piece, read so faintly that it looked empty, and taken as
+        the empty look that piece is never seen (path-traced game 135: a red
+        tower on a red card read "empty 0.64" on the second board, which
+        became the reference when the third showed a piece).
         """
         structures = reading.position_dict.get("structures") or {}
         if self._reference is not None:
@@ -375,11 +382,19 @@ class VisionReader:
         if not structures:
             tiles = self._layout_of(reading)
             if not print_like and min(reading.tile_confidence.values(), default=0.0) < self.EMPTY_TILE_CONFIDENCE:
-                self._doubted_empty = (image, reading.pose, tiles)
+                if not self._same_array_as_doubted(tiles, reading.pose):
+                    self._doubted_empty = (image, reading.pose, tiles)
                 return False
         self._keep_reference(image, reading.pose, tiles, "empty board kept as the reference" +
                              (" (its unsure pieces taken for print)" if print_like else ""))
         return print_like
+
+    def _same_array_as_doubted(self, tiles: dict[str, Any], pose: Any) -> bool:
+        """Whether the board remembered as doubted shows this array: the same tile colours, the board unmoved."""
+        doubted = self._doubted_empty
+        if doubted is None or self._corner_move(doubted[1], pose) > self.NUDGE_PX:
+            return False
+        return {key: tile["color"] for key, tile in doubted[2].items()} == {key: tile["color"] for key, tile in tiles.items()}
 
     def _print_read_as_empty(self, reading: Any, structures: dict[str, Any]) -> bool:
         """Whether some lot read "empty" has a piece for its runner-up, PRINT_TAKEN_FOR_PIECE or more probable.
