@@ -57,7 +57,7 @@ MAX_CLARITY = 0.7  # share of what lies behind that a translucent tower lets thr
 MIN_GLASS = 0.3  # least share of the clear-plastic look in --clear scenes (the benchmarks': 0)
 MIN_COIN_RIM = 0.2  # faintest coin rim in --soft-coins scenes (the benchmarks': 1; path-traced coins measure 0.3)
 VIVID_SHARE = 0.3  # fit --vivid: share of boards shown more saturated than any ink the renderer draws...
-MOST_VIVID = 1.8  # ...up to this much: a neon card's chroma (about 80) over the renderer's usual greens (about 45)
+MOST_VIVID = 1.8  # ...up to this much: a neon card's chroma (50 to 80) over the renderer's greens (17 to 44)
 
 
 def _lot_id(name: str) -> int:
