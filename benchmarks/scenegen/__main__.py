@@ -10,7 +10,7 @@ import sys
 import time
 
 from .files import write_scene
-from .positions import engine_available, game_positions
+from .positions import ENGINE_NEEDED, engine_available, game_positions
 from .sampling import random_scene
 from .series import scene_series
 
@@ -43,8 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         print("scenegen: error: --count must be at least 1", file=sys.stderr)
         return 2
     if args.series and not engine_available():
-        print("scenegen: error: --series needs the boardcam engine importable (e.g. PYTHONPATH=../engine): "
-              "without it the moves are a stand-in, not a legal game", file=sys.stderr)
+        print(f"scenegen: error: --series {ENGINE_NEEDED}", file=sys.stderr)
         return 2
     fmt = "jpg" if args.jpg else "png"
     start = time.perf_counter()

@@ -49,7 +49,7 @@ from .__main__ import _size
 from .files import write_scene
 from .geometry import TILE_KEYS, Camera, Layout, kelvin_to_linear_bgr, make_camera, make_layout
 from .params import SceneParams
-from .positions import TileArt, engine_available, parse_position
+from .positions import ENGINE_NEEDED, TileArt, engine_available, parse_position
 from .render import (
     Scene,
     _camera_gain,
@@ -387,8 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         print("scenegen.cycles: error: --resume needs --game", file=sys.stderr)
         return 2
     if args.game is not None and not engine_available():
-        print("scenegen.cycles: error: --game needs the boardcam engine importable (e.g. PYTHONPATH=../engine): "
-              "without it the moves are a stand-in, not a legal game to referee", file=sys.stderr)
+        print(f"scenegen.cycles: error: --game {ENGINE_NEEDED} to referee", file=sys.stderr)
         return 2
     try:
         import bpy  # noqa: F401

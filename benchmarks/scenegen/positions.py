@@ -116,6 +116,11 @@ def game_positions(seed: int) -> list[dict[str, Any]]:
     return list(random_positions(seed))
 
 
+#: why a game for photographing needs the engine (the CLIs' refusal, after their option's name)
+ENGINE_NEEDED = ("needs the boardcam engine importable (e.g. PYTHONPATH=../engine): without it the moves are "
+                 "a stand-in, not a legal game")
+
+
 def engine_available() -> bool:
     try:
         from boardcam.engine.aliencity import random_positions  # noqa: F401

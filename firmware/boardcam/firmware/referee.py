@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -819,8 +819,7 @@ class Referee:
         board, moves, caps = self._with_caps_come_alongside(board, moves, pending, observation)
         if not self._confirmed(board):
             return self._look_again()
-        faint = {parse_lot(name): board.structures[parse_lot(name)] for name in pending}
-        faint.update({lot: board.structures[lot] for lot in caps})
+        faint = _pieces_at(board, [*map(parse_lot, pending), *caps])
         return self._marked_faint(self._caught_up(moves), faint, caps=set(caps))
 
     def _pending_on_a_mended_layout(self, board: Position, pending: list[str]) -> Outputs | None:
@@ -861,7 +860,7 @@ class Referee:
             return self._look_again()
         replay = _replayed(tiles, self.game)
         assert replay is not None  # every move so far was legal on it when it was found
-        faint = {parse_lot(name): board.structures[parse_lot(name)] for name in pending}
+        faint = _pieces_at(board, map(parse_lot, pending))
         return self._marked_faint(self._take_with_layout(replay, moves, colour=colour, icon=icon), faint, caps=set())
 
     def _with_caps_come_alongside(self, board: Position, moves: list[Move], pending: list[str],
@@ -3726,6 +3725,11 @@ def _surely_a_piece(observation: Observation, name: str) -> bool:
     return (observation.position.structures.get(parse_lot(name)) is not None and alt is not None
             and alt.structure is not None
             and observation.lot_confidence.get(name, 0.0) + alt.probability >= SURELY_A_PIECE)
+
+
+def _pieces_at(board: Position, lots: Iterable[int]) -> dict[int, Structure]:
+    """What ``board`` has on each of ``lots`` (each holds a structure)."""
+    return {lot: board.structures[lot] for lot in lots}
 
 
 def _piece_probability(observation: Observation, name: str) -> float:

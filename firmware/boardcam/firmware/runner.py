@@ -373,8 +373,8 @@ class VisionReader:
         if any(reading.lot_confidence.get(lot, 0.0) >= self._sure for lot in structures):
             return False
         print_like = bool(structures) or self._print_read_as_empty(reading, structures)
-        doubted = self._doubted_empty
-        if print_like and doubted is not None and self._corner_move(doubted[1], reading.pose) <= self.NUDGE_PX:
+        doubted = self._doubted_here(reading.pose)
+        if print_like and doubted is not None:
             # unsure pieces on the board last read empty: that board, not this one, is the empty look
             self._keep_reference(*doubted, "the last empty board, its tiles read unsurely, kept as the reference")
             return True
@@ -382,19 +382,25 @@ class VisionReader:
         if not structures:
             tiles = self._layout_of(reading)
             if not print_like and min(reading.tile_confidence.values(), default=0.0) < self.EMPTY_TILE_CONFIDENCE:
-                if not self._same_array_as_doubted(tiles, reading.pose):
+                if not self._same_array(self._doubted_here(reading.pose), tiles):
                     self._doubted_empty = (image, reading.pose, tiles)
                 return False
         self._keep_reference(image, reading.pose, tiles, "empty board kept as the reference" +
                              (" (its unsure pieces taken for print)" if print_like else ""))
         return print_like
 
-    def _same_array_as_doubted(self, tiles: dict[str, Any], pose: Any) -> bool:
-        """Whether the board remembered as doubted shows this array: the same tile colours, the board unmoved."""
+    def _doubted_here(self, pose: Any) -> tuple[np.ndarray, Any, dict[str, Any]] | None:
+        """The board remembered as doubted, when the board has not moved since it was read (else None)."""
         doubted = self._doubted_empty
-        if doubted is None or self._corner_move(doubted[1], pose) > self.NUDGE_PX:
-            return False
-        return {key: tile["color"] for key, tile in doubted[2].items()} == {key: tile["color"] for key, tile in tiles.items()}
+        return doubted if doubted is not None and self._corner_move(doubted[1], pose) <= self.NUDGE_PX else None
+
+    @staticmethod
+    def _same_array(doubted: tuple[np.ndarray, Any, dict[str, Any]] | None, tiles: dict[str, Any]) -> bool:
+        """Whether ``doubted`` (a remembered board, if any) shows the array ``tiles`` do: the same tile colours."""
+        def colours(layout: dict[str, Any]) -> dict[str, str]:
+            return {key: tile["color"] for key, tile in layout.items()}
+
+        return doubted is not None and colours(doubted[2]) == colours(tiles)
 
     def _print_read_as_empty(self, reading: Any, structures: dict[str, Any]) -> bool:
         """Whether some lot read "empty" has a piece for its runner-up, PRINT_TAKEN_FOR_PIECE or more probable.
