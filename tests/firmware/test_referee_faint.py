@@ -981,6 +981,20 @@ def test_two_lots_whose_looks_changed_at_once_are_no_move(boards):
         assert out.light is Light.GREEN and not out.look_again and referee.game.ply == 3
 
 
+@pytest.mark.parametrize("moved_beside", [False, True])
+def test_a_changed_look_while_something_came_or_went_beside_the_board_is_no_move(boards, moved_beside):
+    """Photo game 101: a hand come to rest beside A1 shaded A2 ("empty 0.9999", a green dome
+    behind the doubt), and the shade was taken for white's move.  A look that changed while the
+    picture around the board changed may be a hand's shade; the same change alone is the move."""
+    referee, lot, piece = three_plies_in(boards)
+    out = referee.observe(seen(boards[3], departed=frozenset({lot}), runners_up={lot: faint(piece, probability=0.03)},
+                               moved_beside=moved_beside))
+    assert out.look_again is not moved_beside
+    for _ in range(referee.max_looks + 1):
+        out = referee.observe(seen(boards[3]))
+    assert referee.game.ply == (3 if moved_beside else 4) and out.light is Light.GREEN
+
+
 def test_a_changed_look_that_is_no_legal_move_is_left(boards):
     referee, _, _ = three_plies_in(boards)
     move = illegal_build(referee.game)

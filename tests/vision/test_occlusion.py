@@ -1,6 +1,13 @@
+import cv2
 import numpy as np
 
-from boardcam.vision.occlusion import board_layout, find_occlusion
+from boardcam.vision.occlusion import (
+    SURROUNDINGS_SHARE,
+    board_layout,
+    find_occlusion,
+    surroundings,
+    surroundings_changed,
+)
 from boardcam.vision.tiles import lot_grid, lot_id
 
 LOT = 24
@@ -44,3 +51,32 @@ def test_pieces_near_the_edge_and_a_big_patch_inside_are_not_an_arm():
     lab[MARGIN + 3 * LOT : MARGIN + 7 * LOT, MARGIN + 2 * LOT : MARGIN + 6 * LOT] = (20.0, 0.0, 0.0)  # inside only
     result = find_occlusion(lab, MARGIN, LOT, diff_of(lab))
     assert not result.occluded and result.lots == ()
+
+
+def _table_with_board() -> tuple[np.ndarray, np.ndarray]:
+    """A 1296 × 972 frame: wooden table, a tilted board in the middle; and the board's corners."""
+    image = np.full((972, 1296, 3), (60, 100, 150), np.uint8)
+    corners = np.array([[420, 700], [860, 760], [900, 250], [460, 200]], np.float32)
+    cv2.fillConvexPoly(image, corners.astype(np.int32), (90, 160, 90))
+    return image, corners
+
+
+def test_a_hand_beside_the_board_changes_its_surroundings():
+    image, corners = _table_with_board()
+    hand = image.copy()
+    cv2.ellipse(hand, (1000, 850), (110, 60), 20, 0, 360, (120, 150, 200), -1)  # a palm off the board's corner
+    before, after = surroundings(image, corners), surroundings(hand, corners)
+    assert surroundings_changed(before, after) >= SURROUNDINGS_SHARE
+    assert surroundings_changed(after, before) >= SURROUNDINGS_SHARE  # or leaves
+    assert surroundings_changed(before, surroundings(image.copy(), corners)) == 0.0
+
+
+def test_pieces_on_the_board_its_edge_and_sensor_noise_leave_the_surroundings_unchanged():
+    image, corners = _table_with_board()
+    built = image.copy()
+    cv2.circle(built, (660, 480), 40, (20, 20, 200), -1)  # a piece in the middle
+    cv2.circle(built, (430, 695), 25, (200, 40, 20), -1)  # a tower at the corner, leaning out
+    noisy = np.clip(image + np.random.default_rng(3).normal(0, 3, image.shape), 0, 255).astype(np.uint8)
+    before = surroundings(image, corners)
+    assert surroundings_changed(before, surroundings(built, corners)) == 0.0
+    assert surroundings_changed(before, surroundings(noisy, corners)) < SURROUNDINGS_SHARE

@@ -207,6 +207,24 @@ def test_previous_reading_keeps_unchanged_lots_and_rereads_the_changed_one():
     assert not any(elsewhere.lots[lot] is first.lots[lot] for lot in range(80))  # another pose: nothing carried
 
 
+def test_a_hand_come_to_rest_beside_the_board_is_told_from_a_piece_set_down():
+    """Fingertips at the board's near edge cover no lot, yet their shade changes the looks there:
+    the reading says something came beside the board; a piece set down, or a still hand, is no such change."""
+    from scenegen.params import Hand
+
+    empty = scene({}, edition="B", table="plain")
+    hand = scene({}, edition="B", table="plain", hand=Hand(target_mm=(-40.0, -235.0), angle_deg=270.0, height_mm=60.0))
+    built = scene({"E5": {"kind": "dome", "color": "green"}}, edition="B", table="plain")
+    pose, _ = _truth_pose(empty)
+    first = read_board(empty.image, pose=pose)
+    beside = read_board(hand.image, pose=pose, previous=first)
+    assert beside.departed and not beside.occluded and beside.moved_beside
+    assert not first.moved_beside  # nothing to compare with
+    assert not read_board(hand.image, pose=pose, previous=beside).moved_beside
+    set_down = read_board(built.image, pose=pose, previous=first)
+    assert "E5" in set_down.departed and not set_down.moved_beside
+
+
 def _lot(name: str) -> int:
     return (int(name[1:]) - 1) * 8 + "ABCDEFGH".index(name[0])
 

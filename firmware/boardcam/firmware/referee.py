@@ -92,6 +92,9 @@ class Observation:
     runners_up: Mapping[str, RunnerUp] = field(default_factory=dict)  # by lot name, for lots read unsurely
     # lot names whose look changed since the reading before (each read again, not kept)
     departed: frozenset[str] = frozenset()
+    # whether something came or went in the picture around the board since the reading before (a hand
+    # beside it, whose shade may be what changed those looks)
+    moved_beside: bool = False
     # by tile name: the tile's lots (ids) from likeliest icon to least, where the reading ranked them
     icon_order: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     #: tile name -> the guilds from likeliest to least (see Referee._recolour_tile)
@@ -113,6 +116,7 @@ class Observation:
             occluded=bool(getattr(reading, "occluded", False)),
             runners_up=runners_up,
             departed=frozenset(getattr(reading, "departed", {}) or {}),
+            moved_beside=bool(getattr(reading, "moved_beside", False)),
             icon_order={key: tuple(int(lot) for lot in tile.icon_order)
                         for key, tile in tiles.items() if getattr(tile, "icon_order", ())},
             colour_order={key: tuple(tile.colour_order) for key, tile in tiles.items()
@@ -1310,7 +1314,18 @@ class Referee:
         """Remember each lot whose look changed while it read empty, with the piece its runner-up
         names (a share of at least DEPARTED_PIECE_SHARE), since the accepted board; not a lot beside
         a changed structure or one whose look changed (a tower set straight), whose shadow and
-        lean change its neighbours' looks."""
+        lean change its neighbours' looks.
+
+        Nor any lot when something came or went in the picture around the
+        board since the reading before (``Observation.moved_beside``): a
+        hand resting beside the board, or held above it, covers no lot and
+        is no occlusion, but its shade changes the looks it falls on.  The
+        project's renderer's photo game 101 took a hand's shade on A2
+        ("empty 0.9999", "green dome" 0.51 of the pieces behind it) for
+        white's move while the hand still lay beside A1, and white's real
+        move then came "out of turn"; games 102 and 104 took the lifting of
+        a hand's shade for a red tower (H1) and a blue one (F10).
+        """
         assert self.accepted is not None
         if self._departed_since is not self.accepted:
             self._departed_since, self._departed, self._looks_changed = self.accepted, {}, set()
@@ -1318,7 +1333,7 @@ class Referee:
         standing = set(self.accepted.structures) | set(observation.position.structures)
         moved = [parse_lot(name) for name in changed] + \
             [lot for lot in map(parse_lot, observation.departed) if lot in standing]
-        for name in observation.departed:
+        for name in () if observation.moved_beside else observation.departed:
             lot, alt = parse_lot(name), observation.runners_up.get(name)
             if (lot not in observation.position.structures and lot not in self.accepted.structures
                     and not any(_touching(lot, other) for other in moved)

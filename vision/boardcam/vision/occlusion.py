@@ -13,6 +13,11 @@ keeps around the array.  The test therefore joins two maps:
 and looks for a connected region that touches the outer rim of the band and
 covers more of the array than a piece could (two lots).  Lots under such a
 region are listed; their readings are not to be trusted.
+
+A hand beside the board, or above it, covers no lot, yet its shade falls on
+the board.  ``surroundings_changed`` compares the picture around the board
+with the reading before's: when something came or went there, a lot whose
+look changed may have changed by the hand's shade alone.
 """
 
 from __future__ import annotations
@@ -27,6 +32,15 @@ from boardcam.vision.tiles import lot_id, median_along
 
 #: a region covering this many lots of the array cannot be pieces
 MIN_FOREIGN_LOTS = 2.0
+#: the picture around the board is compared about this wide (pixels): a hand is hundreds of them
+SURROUNDINGS_WIDTH = 160
+#: a pixel of it changed by more than this many 8-bit levels in some channel...
+SURROUNDINGS_LEVELS = 12
+#: ...over at least this share of the picture around the board: something came or went beside it
+SURROUNDINGS_SHARE = 0.002
+#: how far around the board's outline (in lots) is left out: pieces lean over the edge, and a piece
+#: built is no hand
+SURROUNDINGS_CLEARANCE_LOTS = 1.5
 
 
 @dataclass(frozen=True)
@@ -34,6 +48,39 @@ class Occlusion:
     occluded: bool
     lots: tuple[int, ...]
     score: float  # largest foreign region, in lots of the array it covers
+
+
+@dataclass(frozen=True)
+class Surroundings:
+    """The frame thinned to about ``SURROUNDINGS_WIDTH``, with which of its pixels lie beside the board."""
+
+    look: np.ndarray  # (h, w, 3) uint8, blurred over 3 × 3
+    beside: np.ndarray  # (h, w) bool: clear of the board's outline by SURROUNDINGS_CLEARANCE_LOTS
+
+
+def surroundings(image_bgr: np.ndarray, corners_px: np.ndarray) -> Surroundings:
+    """The picture around the board whose outline (A1, H1, H10, A10 corners, image pixels) is given."""
+    step = max(1, image_bgr.shape[1] // SURROUNDINGS_WIDTH)
+    small = image_bgr[::step, ::step]  # every step-th pixel: a fixed camera samples the same ones each frame
+    corners = np.asarray(corners_px, np.float32) / step
+    mean_side = float(np.mean([np.linalg.norm(corners[i] - corners[(i + 1) % 4]) for i in range(4)]))
+    reach = max(1, round(SURROUNDINGS_CLEARANCE_LOTS * mean_side / ((LOTS_WIDE + LOTS_TALL) / 2)))
+    board = np.zeros(small.shape[:2], np.uint8)
+    cv2.fillConvexPoly(board, np.round(corners).astype(np.int32), 1)
+    cleared = cv2.dilate(board, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1)))
+    return Surroundings(cv2.blur(np.ascontiguousarray(small), (3, 3)), cleared == 0)
+
+
+def surroundings_changed(before: Surroundings, now: Surroundings) -> float:
+    """The share of the picture beside the board in both that changed by more than
+    ``SURROUNDINGS_LEVELS`` (0.0 when the two cannot be compared)."""
+    if before.look.shape != now.look.shape:
+        return 0.0
+    beside = before.beside & now.beside
+    if not beside.any():
+        return 0.0
+    _, over = cv2.threshold(cv2.absdiff(now.look, before.look), SURROUNDINGS_LEVELS, 1, cv2.THRESH_BINARY)
+    return float(np.count_nonzero(over.any(axis=2) & beside)) / float(np.count_nonzero(beside))
 
 
 def board_layout(per_lot: np.ndarray) -> np.ndarray:

@@ -58,7 +58,14 @@ from boardcam.vision.models import (
     EmptyBoardReference,
     largest_corner_move,
 )
-from boardcam.vision.occlusion import Occlusion, find_occlusion
+from boardcam.vision.occlusion import (
+    SURROUNDINGS_SHARE,
+    Occlusion,
+    Surroundings,
+    find_occlusion,
+    surroundings,
+    surroundings_changed,
+)
 from boardcam.vision.tiles import (
     AGREEMENT_CHECKED_PIECES,
     DISAGREEING_ICON_CAP,
@@ -109,6 +116,11 @@ class Reading:
     # the lots whose look changed since ``previous`` was read, each with how far past the bar for a change
     # (vision.lots.departures): what a faint piece leaves when the network calls it "empty"
     departed: dict[str, float] = field(repr=False, default_factory=dict, compare=False)
+    # the picture around the board (occlusion.surroundings): what the next reading compares with
+    around: Surroundings | None = field(repr=False, default=None, compare=False)
+    # whether something came or went in the picture around the board since ``previous`` was read (a
+    # hand beside the board, whose shade may be all that changed a lot's look)
+    moved_beside: bool = False
 
     @property
     def corners_px(self) -> dict[str, list[float]]:
@@ -720,6 +732,9 @@ def read_board(
     t0 = time.perf_counter()
     occlusion = with_covered_lots(find_occlusion(lab_all, geometry.margin_px, LOT_PX, analysis.difference),
                                   analysis.covered_probs)
+    around = surroundings(image_bgr, np.array(pose.ordered(), np.float32))
+    moved_beside = departure is not None and previous is not None and previous.around is not None \
+        and surroundings_changed(previous.around, around) >= SURROUNDINGS_SHARE
     timing["occlusion"] = (time.perf_counter() - t0) * 1000
     if analysis.structure_probs is not None:
         confidence_map = BOARD_NET_CONFIDENCE_MAP
@@ -784,6 +799,8 @@ def read_board(
         lot_lab=lot_lab,
         runners_up=runners_up,
         departed=departed,
+        around=around,
+        moved_beside=moved_beside,
     )
 
 
