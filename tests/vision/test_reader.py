@@ -208,8 +208,9 @@ def test_previous_reading_keeps_unchanged_lots_and_rereads_the_changed_one():
 
 
 def test_a_hand_come_to_rest_beside_the_board_is_told_from_a_piece_set_down():
-    """Fingertips at the board's near edge cover no lot, yet their shade changes the looks there:
-    the reading says something came beside the board; a piece set down, or a still hand, is no such change."""
+    """Fingertips at the board's near edge, too little of them over it for an occlusion, shade the
+    looks there: the reading says something came beside the board; a piece set down, or a still
+    hand, is no such change."""
     from scenegen.params import Hand
 
     empty = scene({}, edition="B", table="plain")
