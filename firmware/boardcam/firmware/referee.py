@@ -1330,10 +1330,12 @@ class Referee:
         if self._departed_since is not self.accepted:
             self._departed_since, self._departed, self._looks_changed = self.accepted, {}, set()
         self._looks_changed |= {parse_lot(name) for name in self._newly_departed}
+        if observation.moved_beside:
+            return
         standing = set(self.accepted.structures) | set(observation.position.structures)
         moved = [parse_lot(name) for name in changed] + \
             [lot for lot in map(parse_lot, observation.departed) if lot in standing]
-        for name in () if observation.moved_beside else observation.departed:
+        for name in observation.departed:
             lot, alt = parse_lot(name), observation.runners_up.get(name)
             if (lot not in observation.position.structures and lot not in self.accepted.structures
                     and not any(_touching(lot, other) for other in moved)
