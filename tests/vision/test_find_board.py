@@ -296,10 +296,12 @@ def test_the_search_prefers_an_array_of_square_tiles_and_the_reader_flags_any_ot
     assert reading.occluded
     monkeypatch.setattr(find_board_module, "SQUARE_TOLERANCE", 1e9)  # every grid square: the old search
     old = read_board(scene.image)
-    assert not old.occluded  # the misplaced grid was read as a clear board...
     truth = truth_in_reader_convention(scene.truth)[1]["tiles"]
     wrong = [k for k, tile in truth.items() if old.position_dict["tiles"][k] != tile]
-    assert len(wrong) >= 15 and sum(old.tile_confidence[k] >= 0.9 for k in wrong) >= 8  # ...most tiles wrong, surely
+    assert len(wrong) >= 15  # the misplaced grid reads most tiles wrong...
+    # ...surely, until 2026-12-01; since then the cards left outside it cross the table band's rim into
+    # the array, the occlusion stage calls that a cover, and a searched board under one is not vouched for
+    assert old.occluded and max(old.tile_confidence.values()) <= 0.5
 
 
 def test_a_window_barely_ahead_of_the_outlines_own_does_not_replace_it(monkeypatch):

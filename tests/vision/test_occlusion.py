@@ -45,6 +45,73 @@ def test_arm_from_the_table_edge_is_occluded():
     assert lot_id(0, 0) not in result.lots
 
 
+def test_fingertips_just_over_the_edge_are_occluded():
+    """Fingers that cross the table band but reach only half a lot into the array still hide lots."""
+    fingers = (slice(0, MARGIN + int(0.4 * LOT)), slice(MARGIN + 3 * LOT, MARGIN + int(4.5 * LOT)))
+    lab = frame(fingers)
+    result = find_occlusion(lab, MARGIN, LOT, diff_of(lab))
+    assert 0.5 <= result.score < 1.0
+    assert result.occluded and lot_id(3, 9) in result.lots
+    assert lot_id(3, 8) not in result.lots
+
+
+def test_a_fingertip_barely_on_the_board_hides_the_lot_it_touches():
+    fingers = (slice(0, MARGIN + int(0.2 * LOT)), slice(MARGIN + int(3.2 * LOT), MARGIN + int(4.6 * LOT)))
+    lab = frame(fingers)
+    result = find_occlusion(lab, MARGIN, LOT, diff_of(lab))
+    assert result.score < 0.5
+    assert result.occluded and result.lots == (lot_id(3, 9), lot_id(4, 9))
+    tip = (slice(0, MARGIN + 1), slice(MARGIN + 3 * LOT - 6, MARGIN + int(4.3 * LOT)))  # a pixel onto the board
+    lab = frame(tip)
+    assert find_occlusion(lab, MARGIN, LOT, diff_of(lab)).lots == (lot_id(3, 9),)  # the lot it covers most
+
+
+def test_a_towers_long_shadow_across_the_band_is_no_hand_but_a_sleeve_of_its_shape_is():
+    """A low lamp throws an edge tower's shadow over the band to the rim: the table's own colour, dimmer."""
+    shadow = (24.5, 6.1, 15.3)  # the wood at 0.55 of its light
+    for colour, hand in ((shadow, False), ((30.0, 20.0, -30.0), True)):  # a dark blue sleeve
+        lab = frame()
+        lab[: MARGIN + 2, MARGIN + 2 * LOT : MARGIN + int(3.4 * LOT)] = colour
+        lab[MARGIN : MARGIN + int(0.8 * LOT), MARGIN + 2 * LOT + 3 : MARGIN + int(2.8 * LOT)] = (30.0, 60.0, 40.0)
+        assert find_occlusion(lab, MARGIN, LOT, diff_of(lab)).occluded is hand
+
+
+def test_something_lying_against_the_board_hides_nothing():
+    """A card pushed up to the board's edge crosses the band, but no lot is under it."""
+    lab = frame((slice(0, MARGIN), slice(MARGIN + 2 * LOT, MARGIN + 5 * LOT)))
+    assert not find_occlusion(lab, MARGIN, LOT, diff_of(lab)).occluded
+
+
+def test_fingers_crossing_the_band_apart_enter_together():
+    """Each finger is narrower than a piece; the hand they belong to is not."""
+    lab = frame()
+    reach = slice(0, MARGIN + int(0.6 * LOT))
+    for finger in range(3):  # fingers 0.45 lots wide, 0.2 lots apart
+        left = MARGIN + 2 * LOT + int(finger * 0.65 * LOT)
+        lab[reach, left : left + int(0.45 * LOT)] = (70.0, 15.0, 20.0)
+    result = find_occlusion(lab, MARGIN, LOT, diff_of(lab))
+    assert result.occluded and lot_id(2, 9) in result.lots
+
+
+def test_things_lying_on_the_table_apart_do_not_enter_together():
+    lab = frame()
+    reach = slice(0, MARGIN + int(0.6 * LOT))
+    for crumb in range(3):  # each narrower than a piece, a lot apart
+        left = MARGIN + 1 * LOT + 2 * crumb * LOT
+        lab[reach, left : left + int(0.45 * LOT)] = (70.0, 15.0, 20.0)
+    assert not find_occlusion(lab, MARGIN, LOT, diff_of(lab)).occluded
+
+
+def test_a_shadow_beside_a_marker_is_not_a_hand():
+    """Side by side they are wider than a piece, but unlike in colour they are two things, not fingers."""
+    lab = frame()
+    reach = slice(0, MARGIN + int(0.6 * LOT))
+    left = MARGIN + 2 * LOT
+    lab[reach, left : left + int(0.7 * LOT)] = (25.0, 5.0, 15.0)  # a piece's shadow on the wood
+    lab[reach, left + int(0.85 * LOT) : left + int(1.55 * LOT)] = (5.0, 0.0, 0.0)  # a black marker
+    assert not find_occlusion(lab, MARGIN, LOT, diff_of(lab)).occluded
+
+
 def test_pieces_near_the_edge_and_a_big_patch_inside_are_not_an_arm():
     lab = frame()
     lab[MARGIN - 10 : MARGIN + LOT - 4, MARGIN + 4 : MARGIN + LOT - 4] = (30.0, 60.0, 40.0)  # a tower leaning out

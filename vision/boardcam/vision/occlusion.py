@@ -10,9 +10,14 @@ keeps around the array.  The test therefore joins two maps:
 * on the array: pixels unlike the empty look of their lot (the lot reader's
   difference map);
 
-and looks for a connected region that touches the outer rim of the band and
-covers more of the array than a piece could (two lots).  Lots under such a
-region are listed; their readings are not to be trusted.
+and looks for a connected region that touches the outer rim of the band
+along more than a piece's width and reaches into the array.  Pieces are
+kept out by the rim, not by size: fingertips resting on the board's edge
+cover a fifth of a lot yet, with their shade, make a piece of nothing.
+Lots a twentieth under such a region are listed (or, under the least of
+fingertips, the lot they cover most); their readings are not to be trusted.  Only a low lamp's shadow of a piece on an edge lot
+reaches the rim as well; an entry of the table's own colour in shade must
+therefore cover two lots, as much as no piece and its shadow do.
 
 A hand beside the board, or above it, covers no lot, yet its shade falls on
 the board.  ``surroundings_changed`` compares the picture around the board
@@ -30,8 +35,21 @@ import numpy as np
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE
 from boardcam.vision.tiles import lot_id, median_along
 
-#: a region covering this many lots of the array cannot be pieces
-MIN_FOREIGN_LOTS = 2.0
+#: a region entering from the rim hides lots once it covers this many lots of the array (one fingertip
+#: a third of a lot wide, pressed a sixth of a lot onto the board)
+MIN_FOREIGN_LOTS = 0.05
+#: ...but one of the table's own colour in shade (a low lamp's shadow of a tower on an edge lot reaches
+#: the rim) must cover this many: a piece's shadow on the board with the piece is less
+MIN_SHADE_LOTS = 2.0
+#: in shade: every channel at most this share of the table's...
+SHADE_LIGHT = 0.8
+#: ...and the three dimmed alike, the most by at most this many times the least
+SHADE_EVENNESS = 1.5
+#: a lot this much under such a region is hidden (its reading cannot be trusted: a fingertip's shade
+#: reads as a piece); a region under that everywhere hides the lot it covers most
+COVERED_SHARE = 0.05
+#: a pixel this close (ΔE) to an entering hand's colour is taken for more of it
+ALIKE_DE = 14.0
 #: the picture around the board is compared about this wide (pixels): a hand is hundreds of them
 SURROUNDINGS_WIDTH = 160
 #: a pixel of it changed by more than this many 8-bit levels in some channel...
@@ -90,28 +108,54 @@ def board_layout(per_lot: np.ndarray) -> np.ndarray:
     return grid.transpose(0, 2, 1, 3).reshape(LOTS_TALL * s, LOTS_WIDE * s)
 
 
-def departs_from_table(lab_all: np.ndarray, margin_px: int) -> np.ndarray:
-    """Which pixels of the table band around the array are unlike the table: (H, W) bool, False inside the band.
+def band_strips(shape: tuple[int, ...], margin_px: int) -> tuple[tuple[slice, slice], ...]:
+    """The table band around the array as four strips (top, bottom, left, right) of the warped frame."""
+    h, w, m = shape[0], shape[1], margin_px
+    return (np.s_[:m, :], np.s_[h - m :, :], np.s_[m : h - m, :m], np.s_[m : h - m, w - m :])
 
-    Unlike means a ΔE from the band's median beyond three times the band's
-    typical spread (at least 10).  An arm covers less than half of the band,
-    so median and spread describe the table.
+
+def table_colour(lab_all: np.ndarray, margin_px: int) -> tuple[np.ndarray, float] | None:
+    """The band's median Lab colour and typical ΔE from it (None when the band lies outside the frame).
+
+    An arm covers less than half of the band, so median and spread describe
+    the table.
     """
-    h, w = lab_all.shape[:2]
-    m = margin_px
-    strips = (np.s_[:m, :], np.s_[h - m :, :], np.s_[m : h - m, :m], np.s_[m : h - m, w - m :])
+    strips = band_strips(lab_all.shape, margin_px)
     sample = np.concatenate([lab_all[strip].reshape(-1, 3) for strip in strips])[::3]
     sample = sample[sample[:, 0] > 0.5]  # outside the frame the warp leaves black
-    out = np.zeros((h, w), bool)
     if len(sample) < 10:
-        return out
+        return None
     centre = median_along(sample, 0)
-    spread = float(median_along(np.sqrt(((sample - centre) ** 2).sum(-1)), 0))
+    return centre, float(median_along(np.sqrt(((sample - centre) ** 2).sum(-1)), 0))
+
+
+def departs_from_table(lab_all: np.ndarray, margin_px: int, table: tuple[np.ndarray, float] | None) -> np.ndarray:
+    """Which pixels of the table band around the array are unlike the table: (H, W) bool, False inside the band.
+
+    Unlike means a ΔE from the table's colour beyond three times the band's
+    typical spread (at least 10).
+    """
+    out = np.zeros(lab_all.shape[:2], bool)
+    if table is None:
+        return out
+    centre, spread = table
     limit = max(spread * 3.0, 10.0) ** 2
-    for strip in strips:
+    for strip in band_strips(lab_all.shape, margin_px):
         part = lab_all[strip]
         out[strip] = (squared_distance(part, centre) > limit) & (part[..., 0] > 0.5)
     return out
+
+
+def is_shade_of(colour: np.ndarray, table: np.ndarray) -> bool:
+    """Whether a Lab colour is the table's own under less light: every channel at most ``SHADE_LIGHT`` of
+    the table's, and the three dimmed alike (within ``SHADE_EVENNESS`` of each other)."""
+    ratios = lab_to_bgr(colour) / np.maximum(lab_to_bgr(table), 1e-3)
+    return bool(ratios.max() <= SHADE_LIGHT and ratios.max() <= SHADE_EVENNESS * ratios.min())
+
+
+def lab_to_bgr(colour: np.ndarray) -> np.ndarray:
+    """One float Lab colour (L 0–100) as OpenCV's gamma-encoded BGR in 0–1."""
+    return cv2.cvtColor(np.asarray(colour, np.float32).reshape(1, 1, 3), cv2.COLOR_Lab2BGR).reshape(3)
 
 
 def squared_distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
@@ -125,10 +169,32 @@ def squared_distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
     return cv2.transform(cv2.multiply(away, away), np.ones((1, 3), np.float32))  # type: ignore[no-any-return]
 
 
+def entries(entering: np.ndarray, lab_all: np.ndarray, outer: np.ndarray, lot_px: int) -> list[np.ndarray]:
+    """The things crossing the band's outer rim, each as a mask of its pixels in the band.
+
+    Fingers cross the band apart, each narrower than a piece; they are one
+    hand because they lie a finger's gap apart and share its colour.  Things
+    merely lying near each other (a tower's shadow beside a mat's marker)
+    differ in colour and stay apart.
+    """
+    _, parts = cv2.connectedComponents(entering, connectivity=8)
+    gap = max(3, (lot_px // 3) | 1)
+    closed = cv2.morphologyEx(entering, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
+    _, groups = cv2.connectedComponents(closed, connectivity=8)
+    found = []
+    for group in np.unique(groups[outer & (parts > 0)]):
+        members = [parts == part for part in np.unique(parts[(groups == group) & (parts > 0)])]
+        widest = max(members, key=lambda member: int((member & outer).sum()))
+        colour = median_along(lab_all[widest], 0)
+        alike = [m for m in members if float(np.sum((median_along(lab_all[m], 0) - colour) ** 2)) < ALIKE_DE**2]
+        found.append(np.logical_or.reduce(alike))
+    return found
+
+
 def find_occlusion(
     lab_all: np.ndarray, margin_px: int, lot_px: int, difference: np.ndarray, threshold: float | None = None
 ) -> Occlusion:
-    """Regions that enter across the table band and cover more of the array than a piece.
+    """Regions that enter across the table band and reach into the array.
 
     An entry is a patch unlike the table that touches the band's outer rim
     along more than a piece's width.  From there the region grows over
@@ -141,11 +207,11 @@ def find_occlusion(
     bh, bw = board_diff.shape
     if threshold is None:
         threshold = max(14.0, 4.0 * float(np.median(board_diff[::3, ::3])))
-    departure = departs_from_table(lab_all, margin_px)
+    table = table_colour(lab_all, margin_px)
+    departure = departs_from_table(lab_all, margin_px, table)
     band = np.ones((h, w), bool)
     band[margin_px : h - margin_px, margin_px : w - margin_px] = False
     entering = cv2.morphologyEx((departure & band).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    count, labels = cv2.connectedComponents(entering, connectivity=8)
     rim = max(2, margin_px // 4)
     outer = np.zeros((h, w), bool)
     outer[:rim] = outer[-rim:] = True
@@ -155,24 +221,22 @@ def find_occlusion(
     lot_area = float(lot_px * lot_px)
     covered: set[int] = set()
     worst = 0.0
-    for label in np.unique(labels[outer & (labels > 0)]):
-        entry = labels == label
+    for entry in entries(entering, lab_all, outer, lot_px):
         contact = float((entry & outer).sum()) / rim
         if contact < 1.2 * lot_px:
             continue
         colour = median_along(lab_all[entry], 0)
-        alike = squared_distance(lab_all, colour) < 14.0**2
+        alike = squared_distance(lab_all, colour) < ALIKE_DE**2
         grow = ((alike | changed | entry) & ~(band & ~departure)).astype(np.uint8)
         _, grown = cv2.connectedComponents(grow, connectivity=4)
         ids = np.unique(grown[entry])
         region = np.isin(grown, ids[ids > 0])[margin_px : margin_px + bh, margin_px : margin_px + bw]
         on_board = float(region.sum()) / lot_area
         worst = max(worst, on_board)
-        if on_board < MIN_FOREIGN_LOTS:
+        shade = table is not None and is_shade_of(colour, table[0])
+        if on_board < (MIN_SHADE_LOTS if shade else MIN_FOREIGN_LOTS):
             continue
         per_lot = region.reshape(LOTS_TALL, lot_px, LOTS_WIDE, lot_px).mean(axis=(1, 3))
-        for r_img in range(LOTS_TALL):
-            for col in range(LOTS_WIDE):
-                if per_lot[r_img, col] > 0.25:
-                    covered.add(lot_id(col, LOTS_TALL - 1 - r_img))
+        for r_img, col in zip(*np.nonzero((per_lot > COVERED_SHARE) | (per_lot == per_lot.max()))):
+            covered.add(lot_id(int(col), LOTS_TALL - 1 - int(r_img)))
     return Occlusion(bool(covered), tuple(sorted(covered)), float(worst))
