@@ -15,9 +15,10 @@ along more than a piece's width and reaches into the array.  Pieces are
 kept out by the rim, not by size: fingertips resting on the board's edge
 cover a fifth of a lot yet, with their shade, make a piece of nothing.
 Lots a twentieth under such a region are listed (or, under the least of
-fingertips, the lot they cover most); their readings are not to be trusted.  Only a low lamp's shadow of a piece on an edge lot
-reaches the rim as well; an entry of the table's own colour in shade must
-therefore cover two lots, as much as no piece and its shadow do.
+fingertips, the lot they cover most); their readings are not to be
+trusted.  Only a low lamp's shadow of a piece on an edge lot reaches the
+rim as well, so an entry of the table's own colour in shade must cover
+two lots, more than a piece and its shadow on the board do.
 
 A hand beside the board, or above it, covers no lot, yet its shade falls on
 the board.  ``surroundings_changed`` compares the picture around the board
