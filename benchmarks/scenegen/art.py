@@ -309,9 +309,15 @@ def _random_edition_texture(img: np.ndarray, style: RandomStyle, ink: np.ndarray
 
 def table_texture(kind: str, bgr: tuple[int, int, int], shape: tuple[int, int], px_per_mm: float,
                   rng: np.random.Generator) -> np.ndarray:
-    """Top-down sRGB uint8 table surface: wood grain, cloth weave or plain paint."""
+    """Top-down sRGB uint8 table surface: wood grain, cloth weave, plain paint, a checked cloth
+    (``check``: ``bgr`` stripes crossing on white) or a busy print (``print``: scattered shapes of
+    several inks on ``bgr``, like a patterned cloth or a newspaper)."""
     h, w = shape
     base = np.asarray(bgr, dtype=np.float32)
+    if kind == "check":
+        return _checked_cloth(base, shape, px_per_mm, rng)
+    if kind == "print":
+        return _busy_print(base, shape, px_per_mm, rng)
     if kind == "wood":
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         angle = rng.uniform(0, math.pi)
@@ -335,6 +341,38 @@ def table_texture(kind: str, bgr: tuple[int, int, int], shape: tuple[int, int], 
         shade = 1.0 + 0.04 * _smooth_noise(rng, shape, 5)
         out = base[None, None, :] * shade[..., None]
     return np.asarray(np.clip(out, 0, 255).astype(np.uint8))
+
+
+def _checked_cloth(ink: np.ndarray, shape: tuple[int, int], px_per_mm: float,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Gingham: bands of ink half a period wide cross both ways on a white ground, full ink where
+    they cross, half where one band runs; the weave's grain over it."""
+    h, w = shape
+    period = rng.uniform(8, 30) * px_per_mm
+    angle = rng.uniform(0, math.pi / 2)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    u = xx * math.cos(angle) + yy * math.sin(angle)
+    v = -xx * math.sin(angle) + yy * math.cos(angle)
+    bands = ((u / period) % 1.0 < 0.5).astype(np.float32) + ((v / period) % 1.0 < 0.5).astype(np.float32)
+    ground = np.asarray(rng.uniform(215, 245, 3), np.float32)
+    out = ground + (ink - ground) * (bands[..., None] / 2.0)
+    weave = np.asarray(cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 0.8))
+    return np.asarray(np.clip(out * (1.0 + 0.06 * weave)[..., None], 0, 255).astype(np.uint8))
+
+
+def _busy_print(ground: np.ndarray, shape: tuple[int, int], px_per_mm: float,
+                rng: np.random.Generator) -> np.ndarray:
+    """Shapes of three to five inks, 5 to 60 mm across, strewn over the ground to cover about half of it."""
+    h, w = shape
+    out = np.empty((h, w, 3), np.uint8)
+    out[:] = np.clip(ground, 0, 255).astype(np.uint8)
+    inks = [tuple(int(c) for c in rng.integers(0, 256, 3)) for _ in range(int(rng.integers(3, 6)))]
+    mean_area = math.pi * (16.25 * px_per_mm) ** 2
+    for _ in range(int(0.7 * h * w / mean_area)):  # overlapping, they leave exp(-0.7) of the ground bare
+        centre = (int(rng.integers(w)), int(rng.integers(h)))
+        axes = (max(1, int(rng.uniform(2.5, 30) * px_per_mm)), max(1, int(rng.uniform(2.5, 30) * px_per_mm)))
+        cv2.ellipse(out, centre, axes, float(rng.uniform(0, 180)), 0, 360, inks[int(rng.integers(len(inks)))], -1)
+    return out
 
 
 def tile_edge_bgr(edition: str, color: str, palette: dict[str, np.ndarray]) -> tuple[int, int, int]:

@@ -148,7 +148,7 @@ def _table(bpy: Any, params: SceneParams, camera: Camera, canvas: Any, art_rng: 
     h, w = texture.shape[:2]
     corners_px = np.array([[-0.5, h - 0.5, 1], [w - 0.5, h - 0.5, 1], [w - 0.5, -0.5, 1], [-0.5, -0.5, 1]])
     corners_mm = (tex_to_plane @ corners_px.T).T[:, :2]
-    roughness = {"wood": 0.55, "cloth": 0.95, "plain": 0.7}[params.table]
+    roughness = {"wood": 0.55, "cloth": 0.95, "plain": 0.7, "check": 0.95, "print": 0.8}[params.table]
     mat = _material(bpy, "table", np.zeros(3), roughness, image=path)
     obj = _mesh(bpy, "table", np.column_stack([corners_mm, np.zeros(4)]), [(0, 1, 2, 3)], [mat])
     _uv(obj, [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)])

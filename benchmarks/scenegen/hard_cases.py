@@ -30,6 +30,7 @@ HARD_CASES = (
     "long_shadows",
     "many_lamps",
     "hand",
+    "patterned_table",
 )
 
 
@@ -61,7 +62,8 @@ def hard_case_inputs(name: str, seed: int = 0, size: tuple[int, int] = (1640, 12
 
     The hard lots are the lots that make the case (the black domes put on
     black tiles, the black-capped blue towers, the white caps, the towers at
-    the array's edge, the domes under the glaring lamp), named as the scene
+    the array's edge, the domes under the glaring lamp, the pieces on the
+    edge lots beside a checked or busily printed table), named as the scene
     names them; cases of light alone (long shadows, many lamps) and the hand
     have none.  ``edition`` prints the tiles in that edition ("R": made-up
     art), as ``random_scene``'s override does.  ``size`` matters to the edge
@@ -113,6 +115,12 @@ def hard_case_inputs(name: str, seed: int = 0, size: tuple[int, int] = (1640, 12
         col, row = parse_lot(structures[int(rng.integers(len(structures)))])
         overrides["hand"] = Hand(target_mm=(float((col - 3.5) * 30), float((row - 4.5) * 30)),
                                  angle_deg=float(rng.uniform(0, 360)), height_mm=float(rng.uniform(60, 150)))
+    elif name == "patterned_table":
+        edge = [lot for lot in ALL_LOTS if lot[0] in "AH" or lot[1:] in ("1", "10")]
+        _put(position, rng, {"kind": "tower", "color": str(rng.choice(["red", "green", "blue"]))}, lots=edge)
+        hard = [lot for lot in position["structures"] if lot in edge]
+        overrides.update(table=str(rng.choice(["check", "print"])),
+                         table_bgr=tuple(int(c) for c in rng.integers(30, 230, 3)))
     return position, int(rng.integers(2 ** 31)), overrides, sorted(set(hard))
 
 

@@ -15,7 +15,7 @@ PRINTED_EDITIONS = ("A", "B", "C", "D")  # the four drawings a random scene pick
 EDITIONS = PRINTED_EDITIONS + ("R",)  # R: a made-up drawing per scene (training on tile art no one has printed)
 TOWER_LOOKS = ("opaque", "translucent")
 DOME_LOOKS = ("bead", "coin")
-TABLES = ("wood", "cloth", "plain")
+TABLES = ("wood", "cloth", "plain", "check", "print")  # random scenes draw the first three
 
 
 @dataclass(frozen=True)

@@ -298,6 +298,8 @@ def test_hard_cases_show_what_they_name(name: str) -> None:
     elif name == "white_cap_warm_light":
         assert all(light["kelvin"] <= 3000 for light in truth["params"]["lights"])
         assert any(v.get("cap") == "white" for v in structures.values())
+    elif name == "patterned_table":
+        assert truth["params"]["table"] in ("check", "print")
     elif name == "hand":
         assert truth["occluded"] is True
     if name != "hand":
@@ -485,8 +487,11 @@ def test_hard_lots_hold_the_pieces_that_make_the_case(name: str) -> None:
               "black_cap_on_blue_tower": lambda s: s.get("cap") == "black" and s["color"] == "blue",
               "white_cap_warm_light": lambda s: s.get("cap") == "white",
               "edge_lean": lambda s: s["kind"] == "tower",
-              "glare": lambda s: s["kind"] == "dome"}[name]
+              "glare": lambda s: s["kind"] == "dome",
+              "patterned_table": lambda s: True}[name]
     assert all(wanted(structures[lot]) for lot in hard)
+    if name == "patterned_table":  # the pieces on edge lots, beside the cloth
+        assert all(lot[0] in "AH" or lot[1:] in ("1", "10") for lot in hard)
 
 
 def test_a_hard_case_has_an_empty_twin_under_the_same_camera_and_lamps() -> None:

@@ -12,11 +12,13 @@ from boardcam.vision.find_board import (
     board_homography,
     completed_outlines,
     find_board,
+    fit_table,
     locate,
     locate_near,
     orient,
     refine_tiles,
     symmetric_peak,
+    table_distance,
     tile_key,
 )
 from boardcam.vision.geometry import undistort_points
@@ -52,6 +54,55 @@ def test_finds_generated_board_within_an_eighth_of_a_lot(make_scene, overrides):
     corners, _ = truth_in_reader_convention(sc.truth)
     pose = find_board(sc.image)
     assert corner_error(pose, corners) < lot_px(corners) / 8
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"edition": "B", "yaw_deg": 25.0, "table_bgr": (60, 120, 40)},
+        {"edition": "A", "yaw_deg": 140.0, "tilt_deg": 10.0, "table_bgr": (40, 40, 190)},  # red check, red tiles
+        {"edition": "C", "yaw_deg": 70.0, "table_bgr": (150, 60, 40)},
+        {"edition": "D", "yaw_deg": 300.0, "table_bgr": (50, 50, 50)},  # black check, black tiles
+    ],
+)
+def test_finds_a_board_on_a_checked_cloth_within_a_fifth_of_a_lot(make_scene, overrides):
+    """A gingham's two inks and their blends are all table: one colour surface with its spread sees
+    nothing but cloth, and every tile's colour within that spread."""
+    sc = make_scene(STRUCTURES, table="check", **overrides)
+    corners, _ = truth_in_reader_convention(sc.truth)
+    assert corner_error(find_board(sc.image), corners) < lot_px(corners) / 5
+
+
+def _table_lab(checked: bool) -> np.ndarray:
+    """A 300 × 400 Lab table with sensor noise, a sleeve reaching in over the top edge, and a blue tile;
+    the table plain or a red-on-white gingham of 12 px checks (a tile of the ink's own colour would be lost
+    in it: the blob search fills such tiles in from their neighbours)."""
+    rng = np.random.default_rng(5)
+    lab = np.empty((300, 400, 3), np.float32)
+    lab[:] = (60.0, 8.0, 20.0)
+    if checked:
+        yy, xx = np.mgrid[0:300, 0:400]
+        bands = ((xx // 6) % 2 == 0).astype(np.float32) + ((yy // 6) % 2 == 0)
+        lab[:] = np.array([95.0, 0.0, 0.0], np.float32) + bands[..., None] / 2 * np.array([-45.0, 60.0, 40.0])
+    lab += rng.normal(0, 1.0, lab.shape).astype(np.float32)
+    lab[0:90, 250:300] = (30.0, 0.0, 0.0)  # a black sleeve over the border
+    lab[120:170, 150:200] = (45.0, 10.0, -45.0)  # a blue tile
+    return lab
+
+
+def test_a_gingham_is_all_table_and_a_tile_on_it_stands_out():
+    """Its two inks and their blends all round the frame's border are table; the sleeve, in one place, is not."""
+    lab = _table_lab(checked=True)
+    table = fit_table(lab)
+    assert len(table.inks) >= 2
+    distance = table_distance(lab, table)
+    assert np.median(distance[200:, :]) < 2.0  # the cloth
+    assert np.median(distance[130:160, 160:190]) > 4.5  # the tile, past the blob's bar
+    assert np.median(distance[5:80, 255:295]) > 4.5  # the sleeve
+
+
+def test_a_plain_table_with_a_sleeve_in_its_border_is_one_colour():
+    assert len(fit_table(_table_lab(checked=False)).inks) == 0
 
 
 def test_tiles_on_a_printed_mat_are_found_inside_it(make_scene):

@@ -93,6 +93,50 @@ def test_fingers_crossing_the_band_apart_enter_together():
     assert result.occluded and lot_id(2, 9) in result.lots
 
 
+def _spread_fingers(touching: int | None, reach_px: int) -> np.ndarray:
+    """Four fingers 0.35 lots wide and 0.45 lots apart cross the band and stop at the board's edge;
+    finger ``touching`` reaches ``reach_px`` onto it."""
+    lab = frame()
+    for finger in range(4):
+        left = MARGIN + 2 * LOT + int(finger * 0.8 * LOT)
+        tip = MARGIN + (reach_px if finger == touching else 0)
+        lab[:tip, left : left + int(0.35 * LOT)] = (70.0, 15.0, 20.0)
+    return lab
+
+
+def test_spread_fingers_whose_tip_touches_the_board_hide_the_lot_it_touches():
+    """A hand resting its fingertips on the edge shades the lots there; a pixel of contact is enough."""
+    lab = _spread_fingers(touching=1, reach_px=1)
+    result = find_occlusion(lab, MARGIN, LOT, diff_of(lab))
+    assert result.occluded and result.lots == (lot_id(2, 9),)
+
+
+def test_spread_fingers_stopping_short_of_the_board_hide_nothing():
+    lab = _spread_fingers(touching=None, reach_px=0)
+    assert not find_occlusion(lab, MARGIN, LOT, diff_of(lab)).occluded
+
+
+def _dotted_cloth() -> np.ndarray:
+    """A cloth printed with dots a quarter of a lot wide and apart, all round the board and up to
+    its edge, in an ink like the board's own colour (red dots beside red tiles)."""
+    lab = frame()
+    band = np.ones(lab.shape[:2], bool)
+    band[MARGIN:-MARGIN, MARGIN:-MARGIN] = False
+    yy, xx = np.mgrid[0 : lab.shape[0], 0 : lab.shape[1]]
+    dots = (xx // (LOT // 4) % 2 == 0) & (yy // (LOT // 4) % 2 == 0)
+    lab[band & dots] = (55.0, 45.0, 32.0)
+    return lab
+
+
+def test_a_cloths_print_all_round_the_board_is_table_not_a_hand():
+    lab = _dotted_cloth()
+    assert not find_occlusion(lab, MARGIN, LOT, diff_of(lab)).occluded
+    arm = (slice(0, MARGIN + 3 * LOT), slice(MARGIN + 5 * LOT, MARGIN + 7 * LOT))
+    lab[arm] = (70.0, 15.0, 20.0)
+    result = find_occlusion(lab, MARGIN, LOT, diff_of(lab))
+    assert result.occluded and lot_id(5, 9) in result.lots
+
+
 def test_things_lying_on_the_table_apart_do_not_enter_together():
     lab = frame()
     reach = slice(0, MARGIN + int(0.6 * LOT))

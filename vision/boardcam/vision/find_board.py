@@ -10,7 +10,10 @@ a blob of "not table" does not.  The stages:
    surface to the frame's border ring, which a hand only partly covers;
    every pixel's distance from that surface, in units of the ring's own
    spread, says how un-table-like it is.  Vignetting and lamp fall-off are
-   smooth, so they stay in the model, not in the distance.
+   smooth, so they stay in the model, not in the distance.  A checked or
+   printed cloth is no one colour: the colours common all round the ring
+   (its inks and the blends of them the blur makes) are table too
+   (:func:`pattern_inks`), when they narrow the spread to half.
 2. *Blob* (:func:`board_mask`): un-table-like by colour or by print texture
    (a black tile on a dark table), closed, holes filled, largest component.
 3. *Outline* (:func:`fit_outline`): straight lines of the blob's boundary
@@ -47,7 +50,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -115,12 +118,15 @@ class TableModel:
     """The table's Lab colour as a quadratic surface over the frame, and its spread.
 
     Coordinates are normalised to [-1, 1] over the frame it was fitted on, so
-    the same model serves any resolution of that frame.
+    the same model serves any resolution of that frame.  A checked or printed
+    cloth has more colours than one: ``inks`` are their (weighted) offsets
+    from the surface, each as much the table as the surface itself.
     """
 
     coefficients: np.ndarray  # 6 x 3
     spread: float  # robust scale of the table's own distances (ΔE units)
     frame_size: tuple[int, int]  # (w, h) of the frame the coordinates refer to
+    inks: np.ndarray = field(default_factory=lambda: np.zeros((0, 3), np.float32))  # (k, 3), weighted offsets
 
     def predict(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         w, h = self.frame_size
@@ -144,9 +150,12 @@ def fit_table(lab: np.ndarray, ring: np.ndarray | None = None) -> TableModel:
     A hand or arm enters from outside the picture and so covers part of the
     ring; two rounds of refitting without the worst-fitting ring pixels keep
     it out of the model.  ``ring`` (bool mask) replaces the frame's border,
-    e.g. with the inner band of a mat the tiles lie on.
+    e.g. with the inner band of a mat the tiles lie on.  Only the frame's
+    border is searched for a pattern's inks: a band about the board shows
+    the board's own rim all round.
     """
     h, w = lab.shape[:2]
+    whole_frame = ring is None
     if ring is None:
         ring = ring_mask((h, w))
     ys, xs = np.nonzero(ring)
@@ -165,7 +174,52 @@ def fit_table(lab: np.ndarray, ring: np.ndarray | None = None) -> TableModel:
         residual = np.linalg.norm((values - basis @ coefficients) * LAB_WEIGHTS, axis=1)
         keep = residual <= max(2.5 * float(np.median(residual)), 1.0)
     spread = float(max(1.0, 1.4826 * np.median(residual[keep]) + 0.5))
-    return TableModel(coefficients, spread, (w, h))
+    if not whole_frame:  # a band about the board holds its own rim and shadow all round
+        return TableModel(coefficients, spread, (w, h))
+    away = (values - basis @ coefficients) * LAB_WEIGHTS
+    inks = pattern_inks(away, _sector_of(xs, ys))
+    if len(inks) < 2 or np.ptp(inks, axis=0).max() < PATTERN_SPAN:
+        return TableModel(coefficients, spread, (w, h))
+    nearest = np.min(np.linalg.norm(away[:, None, :] - np.vstack([np.zeros((1, 3)), inks])[None], axis=2), axis=1)
+    patterned = float(max(1.0, 1.4826 * np.median(nearest) + 0.5))
+    if patterned > PATTERN_GAIN * spread:
+        return TableModel(coefficients, spread, (w, h))
+    return TableModel(coefficients, patterned, (w, h), inks.astype(np.float32))
+
+
+#: a colour of the ring (a bin this many weighted ΔE wide, from the surface) this common in it...
+PATTERN_BIN = 4.0
+PATTERN_SHARE = 0.005
+#: ...and at least a third of that in this many of its SECTORS sectors about its centre is the table's:
+#: a checked or printed cloth shows its inks, and the blends of them a blur makes, all round; an arm or
+#: a spare piece shows only where it lies
+PATTERN_SECTORS = 5
+SECTORS = 8
+#: those colours are a pattern only when two lie this far apart in some channel (weighted ΔE; a
+#: lamp's fall-off, a hand in the ring and a cloth's weave leave one cloud, which bins only cut up)...
+PATTERN_SPAN = 4 * PATTERN_BIN
+#: ...and they take the table's spread to at most this share of the plain one
+PATTERN_GAIN = 0.5
+
+
+def _sector_of(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Each ring pixel's sector (0 to SECTORS - 1) by its angle about the ring's centre."""
+    angle = np.arctan2(ys - ys.mean(), xs - xs.mean())
+    return np.minimum(((angle + np.pi) / (2 * np.pi) * SECTORS).astype(np.int64), SECTORS - 1)
+
+
+def pattern_inks(colours: np.ndarray, sector: np.ndarray, bin_width: float = PATTERN_BIN,
+                 share: float = PATTERN_SHARE) -> np.ndarray:
+    """(k, 3): the median colours of the bins (``bin_width`` wide) that hold ``share`` of ``colours``
+    and a third of that share of the samples in ``PATTERN_SECTORS`` of the ``SECTORS`` sectors
+    (``sector``: each sample's) — a pattern's inks, seen all round."""
+    bins = np.floor(colours / bin_width).astype(np.int64) @ np.array([1_000_000, 1_000, 1], np.int64)
+    keys, counts = np.unique(bins, return_counts=True)
+    per_sector = np.maximum(np.bincount(sector, minlength=SECTORS), 1)
+    inks = [np.median(colours[bins == key], axis=0) for key in keys[counts >= share * len(bins)]
+            if np.sum(np.bincount(sector[bins == key], minlength=SECTORS) / per_sector >= share / 3)
+            >= PATTERN_SECTORS]
+    return np.array(inks, np.float64).reshape(-1, 3)
 
 
 def table_distance(lab: np.ndarray, model: TableModel, x: np.ndarray | None = None, y: np.ndarray | None = None) -> np.ndarray:
@@ -179,7 +233,11 @@ def table_distance(lab: np.ndarray, model: TableModel, x: np.ndarray | None = No
         y, x = np.mgrid[0:h, 0:w].astype(np.float32)
     diff = (lab - model.predict(x, y)) * LAB_WEIGHTS
     squared = diff * diff
-    return np.asarray(np.sqrt(squared[..., 0] + squared[..., 1] + squared[..., 2]) / model.spread)
+    nearest = squared[..., 0] + squared[..., 1] + squared[..., 2]
+    for ink in model.inks:
+        off = diff - ink
+        np.minimum(nearest, (off * off).sum(axis=-1), out=nearest)
+    return np.asarray(np.sqrt(nearest) / model.spread)
 
 
 # --------------------------------------------------------------------------- blob

@@ -12,11 +12,11 @@ keeps around the array.  The test therefore joins two maps:
 
 and looks for a connected region that touches the outer rim of the band
 along more than a piece's width and reaches into the array.  Pieces are
-kept out by the rim, not by size: fingertips resting on the board's edge
-cover a fifth of a lot yet, with their shade, make a piece of nothing.
-Lots a twentieth under such a region are listed (or, under the least of
-fingertips, the lot they cover most); their readings are not to be
-trusted.  Only a low lamp's shadow of a piece on an edge lot reaches the
+kept out by the rim, not by size: fingertips that barely touch the
+board's edge cover a pixel of it yet, with their shade, make a piece of
+nothing.  Lots a twentieth under such a region are listed (or, under the
+least of fingertips, the lot they cover most); their readings are not to
+be trusted.  Only a low lamp's shadow of a piece on an edge lot reaches the
 rim as well, so an entry of the table's own colour in shade must cover
 two lots, more than a piece and its shadow on the board do.
 
@@ -33,14 +33,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from boardcam.vision.find_board import pattern_inks
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE
 from boardcam.vision.tiles import lot_id, median_along
 
-#: a region entering from the rim hides lots once it covers this many lots of the array (one fingertip
-#: a third of a lot wide, pressed a sixth of a lot onto the board)
-MIN_FOREIGN_LOTS = 0.05
-#: ...but one of the table's own colour in shade (a low lamp's shadow of a tower on an edge lot reaches
-#: the rim) must cover this many: a piece's shadow on the board with the piece is less
+#: a region entering from the rim hides lots once it reaches the array at all (fingertips that touch
+#: the board's edge shade its edge lots), but one of the table's own colour in shade (a low lamp's
+#: shadow of a tower on an edge lot reaches the rim) must cover this many lots: a piece's shadow on
+#: the board with the piece is less
 MIN_SHADE_LOTS = 2.0
 #: in shade: every channel at most this share of the table's...
 SHADE_LIGHT = 0.8
@@ -51,6 +51,10 @@ SHADE_EVENNESS = 1.5
 COVERED_SHARE = 0.05
 #: a pixel this close (ΔE) to an entering hand's colour is taken for more of it
 ALIKE_DE = 14.0
+#: a colour (a bin this many ΔE wide) this common in the table band, and found all round it (in
+#: find_board.PATTERN_SECTORS of its find_board.SECTORS pieces), is the table's (a printed cloth)
+PATTERN_BIN_DE = 10.0
+PATTERN_SHARE = 0.03
 #: the picture around the board is compared about this wide (pixels): a hand is hundreds of them
 SURROUNDINGS_WIDTH = 160
 #: a pixel of it changed by more than this many 8-bit levels in some channel...
@@ -115,11 +119,31 @@ def band_strips(shape: tuple[int, ...], margin_px: int) -> tuple[tuple[slice, sl
     return (np.s_[:m, :], np.s_[h - m :, :], np.s_[m : h - m, :m], np.s_[m : h - m, w - m :])
 
 
-def table_colour(lab_all: np.ndarray, margin_px: int) -> tuple[np.ndarray, float] | None:
-    """The band's median Lab colour and typical ΔE from it (None when the band lies outside the frame).
+@dataclass(frozen=True)
+class TableLook:
+    """The table as the band around the array shows it."""
 
-    An arm covers less than half of the band, so median and spread describe
-    the table.
+    centre: np.ndarray  # (3,) the band's median Lab colour
+    colours: np.ndarray  # (k, 3): the centre, then the inks of a pattern printed all round the board
+    spread: float  # typical ΔE of the band from the centre (a pattern's inks widen it, never narrow it)
+
+
+def band_parts(shape: tuple[int, ...], margin_px: int) -> tuple[tuple[slice, slice], ...]:
+    """The band in ``find_board.SECTORS`` (8) pieces: each of ``band_strips`` halved along its length."""
+    h, w, m = shape[0], shape[1], margin_px
+    mid_w, mid_h = w // 2, h // 2
+    return (np.s_[:m, :mid_w], np.s_[:m, mid_w:], np.s_[h - m :, :mid_w], np.s_[h - m :, mid_w:],
+            np.s_[m:mid_h, :m], np.s_[mid_h : h - m, :m], np.s_[m:mid_h, w - m :], np.s_[mid_h : h - m, w - m :])
+
+
+def table_colour(lab_all: np.ndarray, margin_px: int) -> TableLook | None:
+    """The table's colours in the band and their typical ΔE (None when the band lies outside the frame).
+
+    An arm covers less than half of the band, so the median describes a
+    plain table.  A checked or printed cloth has several colours, each
+    common all round the board; an arm's or a shadow's colour is common
+    only where it reaches in.  So a colour unlike the median is also the
+    table's when it is common all round (``find_board.pattern_inks``).
     """
     strips = band_strips(lab_all.shape, margin_px)
     sample = np.concatenate([lab_all[strip].reshape(-1, 3) for strip in strips])[::3]
@@ -127,23 +151,36 @@ def table_colour(lab_all: np.ndarray, margin_px: int) -> tuple[np.ndarray, float
     if len(sample) < 10:
         return None
     centre = median_along(sample, 0)
-    return centre, float(median_along(np.sqrt(((sample - centre) ** 2).sum(-1)), 0))
+    plain = float(median_along(np.sqrt(((sample - centre) ** 2).sum(-1)), 0))
+    parts = [lab_all[part].reshape(-1, 3)[::3] for part in band_parts(lab_all.shape, margin_px)]
+    parts = [part[part[:, 0] > 0.5] for part in parts]
+    part_of = np.repeat(np.arange(len(parts)), [len(part) for part in parts])
+    inks = [ink for ink in pattern_inks(np.concatenate(parts), part_of, PATTERN_BIN_DE, PATTERN_SHARE)
+            if np.sum((ink - centre) ** 2) > unlike_beyond(plain) ** 2]
+    return TableLook(centre, np.vstack([centre, *inks]).astype(np.float32), plain)
 
 
-def departs_from_table(lab_all: np.ndarray, margin_px: int, table: tuple[np.ndarray, float] | None) -> np.ndarray:
+def unlike_beyond(spread: float) -> float:
+    """ΔE from a table colour past which a pixel is unlike the table: three times its typical
+    spread, and at least 10."""
+    return max(spread * 3.0, 10.0)
+
+
+def departs_from_table(lab_all: np.ndarray, margin_px: int, table: TableLook | None) -> np.ndarray:
     """Which pixels of the table band around the array are unlike the table: (H, W) bool, False inside the band.
 
-    Unlike means a ΔE from the table's colour beyond three times the band's
-    typical spread (at least 10).
+    Unlike means a ΔE from every table colour beyond ``unlike_beyond``.
     """
     out = np.zeros(lab_all.shape[:2], bool)
     if table is None:
         return out
-    centre, spread = table
-    limit = max(spread * 3.0, 10.0) ** 2
+    limit = unlike_beyond(table.spread) ** 2
     for strip in band_strips(lab_all.shape, margin_px):
         part = lab_all[strip]
-        out[strip] = (squared_distance(part, centre) > limit) & (part[..., 0] > 0.5)
+        unlike = part[..., 0] > 0.5
+        for colour in table.colours:
+            unlike &= squared_distance(part, colour) > limit
+        out[strip] = unlike
     return out
 
 
@@ -174,12 +211,13 @@ def entries(entering: np.ndarray, lab_all: np.ndarray, outer: np.ndarray, lot_px
     """The things crossing the band's outer rim, each as a mask of its pixels in the band.
 
     Fingers cross the band apart, each narrower than a piece; they are one
-    hand because they lie a finger's gap apart and share its colour.  Things
+    hand because they lie a finger's gap (up to half a lot) apart and share
+    its colour.  Things
     merely lying near each other (a tower's shadow beside a mat's marker)
     differ in colour and stay apart.
     """
     _, parts = cv2.connectedComponents(entering, connectivity=8)
-    gap = max(3, (lot_px // 3) | 1)
+    gap = max(3, (lot_px // 2) | 1)
     closed = cv2.morphologyEx(entering, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (gap, gap)))
     _, groups = cv2.connectedComponents(closed, connectivity=8)
     found = []
@@ -234,8 +272,8 @@ def find_occlusion(
         region = np.isin(grown, ids[ids > 0])[margin_px : margin_px + bh, margin_px : margin_px + bw]
         on_board = float(region.sum()) / lot_area
         worst = max(worst, on_board)
-        shade = table is not None and is_shade_of(colour, table[0])
-        if on_board < (MIN_SHADE_LOTS if shade else MIN_FOREIGN_LOTS):
+        shade = table is not None and is_shade_of(colour, table.centre)
+        if on_board == 0.0 or (shade and on_board < MIN_SHADE_LOTS):
             continue
         per_lot = region.reshape(LOTS_TALL, lot_px, LOTS_WIDE, lot_px).mean(axis=(1, 3))
         for r_img, col in zip(*np.nonzero((per_lot > COVERED_SHARE) | (per_lot == per_lot.max()))):
