@@ -1,4 +1,4 @@
-"""python -m scenegen OUT_DIR --count N --seed S [--size WxH] [--jpg] [--series]
+"""python -m scenegen OUT_DIR --count N --seed S [--size WxH] [--jpg] [--series] [--table KIND [--table-bgr B,G,R]]
 
 Writes rendered frames with their truth JSON beside each image.
 """
@@ -10,6 +10,7 @@ import sys
 import time
 
 from .files import write_scene
+from .params import TABLES
 from .positions import ENGINE_NEEDED, engine_available, game_positions
 from .sampling import random_scene
 from .series import scene_series
@@ -25,6 +26,16 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def _bgr(text: str) -> tuple[int, int, int]:
+    try:
+        b, g, r = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"table colour: {text!r} is not B,G,R, e.g. 40,40,170") from None
+    if not all(0 <= v <= 255 for v in (b, g, r)):
+        raise argparse.ArgumentTypeError(f"table colour: {text!r} has a value outside 0-255")
+    return b, g, r
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scenegen", description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", help="directory for the images and their .json truth")
@@ -34,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--jpg", action="store_true", help="write JPEG instead of PNG")
     parser.add_argument("--series", action="store_true",
                         help="frames of one game being played (same camera, hands between moves)")
+    parser.add_argument("--table", choices=TABLES,
+                        help="every frame on this table (default: drawn per scene; random scenes never draw "
+                             "the patterned check and print)")
+    parser.add_argument("--table-bgr", type=_bgr, help="the table's colour, B,G,R (the ink of a check)")
     return parser
 
 
@@ -46,16 +61,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scenegen: error: --series {ENGINE_NEEDED}", file=sys.stderr)
         return 2
     fmt = "jpg" if args.jpg else "png"
+    table = {key: value for key, value in (("table", args.table), ("table_bgr", args.table_bgr)) if value is not None}
     start = time.perf_counter()
     try:
         if args.series:
-            frames = scene_series(args.seed, game_positions(args.seed), frames_per_position=1, size=args.size)
+            frames = scene_series(args.seed, game_positions(args.seed), frames_per_position=1, size=args.size,
+                                  **table)
             for i, scene in zip(range(args.count), frames):
                 write_scene(scene, args.out_dir, f"series_{args.seed:05d}_{i:04d}", image_format=fmt)
         else:
             for i in range(args.count):
                 seed = args.seed + i
-                write_scene(random_scene(seed, size=args.size), args.out_dir, f"scene_{seed:05d}", image_format=fmt)
+                write_scene(random_scene(seed, size=args.size, **table), args.out_dir, f"scene_{seed:05d}",
+                            image_format=fmt)
     except OSError as err:
         print(f"scenegen: error: {err}", file=sys.stderr)
         return 2

@@ -350,6 +350,18 @@ def test_cli_writes_images_with_truth_beside_them(tmp_path: Path, capsys: pytest
     assert "WIDTHxHEIGHT" in capsys.readouterr().err
 
 
+def test_cli_puts_every_frame_on_the_table_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main([str(tmp_path), "--count", "2", "--size", "160x120", "--table", "check",
+                     "--table-bgr", "40,40,170"]) == 0
+    for path in sorted(tmp_path.glob("*.json")):
+        params = json.loads(path.read_text())["params"]
+        assert params["table"] == "check" and list(params["table_bgr"]) == [40, 40, 170]
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main([str(tmp_path), "--table-bgr", "40,40"])
+    assert exit_info.value.code == 2
+    assert "B,G,R" in capsys.readouterr().err
+
+
 def _golden_files() -> list[Path]:
     return sorted(SCENES_DIR.glob("*.json"))
 
