@@ -214,12 +214,13 @@ def pattern_inks(colours: np.ndarray, sector: np.ndarray, bin_width: float = PAT
     and a third of that share of the samples in ``PATTERN_SECTORS`` of the ``SECTORS`` sectors
     (``sector``: each sample's) — a pattern's inks, seen all round."""
     bins = np.floor(colours / bin_width).astype(np.int64) @ np.array([1_000_000, 1_000, 1], np.int64)
-    keys, counts = np.unique(bins, return_counts=True)
+    keys, which, counts = np.unique(bins, return_inverse=True, return_counts=True)
+    which = which.reshape(-1)
+    in_sector = np.bincount(which * SECTORS + sector, minlength=len(keys) * SECTORS).reshape(-1, SECTORS)
     per_sector = np.maximum(np.bincount(sector, minlength=SECTORS), 1)
-    inks = [np.median(colours[bins == key], axis=0) for key in keys[counts >= share * len(bins)]
-            if np.sum(np.bincount(sector[bins == key], minlength=SECTORS) / per_sector >= share / 3)
-            >= PATTERN_SECTORS]
-    return np.array(inks, np.float64).reshape(-1, 3)
+    all_round = np.sum(in_sector / per_sector >= share / 3, axis=1) >= PATTERN_SECTORS
+    chosen = np.flatnonzero((counts >= share * len(bins)) & all_round)
+    return np.array([np.median(colours[which == k], axis=0) for k in chosen], np.float64).reshape(-1, 3)
 
 
 def table_distance(lab: np.ndarray, model: TableModel, x: np.ndarray | None = None, y: np.ndarray | None = None) -> np.ndarray:

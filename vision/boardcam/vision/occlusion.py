@@ -212,9 +212,8 @@ def entries(entering: np.ndarray, lab_all: np.ndarray, outer: np.ndarray, lot_px
 
     Fingers cross the band apart, each narrower than a piece; they are one
     hand because they lie a finger's gap (up to half a lot) apart and share
-    its colour.  Things
-    merely lying near each other (a tower's shadow beside a mat's marker)
-    differ in colour and stay apart.
+    its colour.  Things merely lying near each other (a tower's shadow
+    beside a mat's marker) differ in colour and stay apart.
     """
     _, parts = cv2.connectedComponents(entering, connectivity=8)
     gap = max(3, (lot_px // 2) | 1)
