@@ -1053,13 +1053,14 @@ def _build_with_a_cap(game):
     raise LookupError("no build with a cap on another tower")
 
 
-@pytest.mark.parametrize("empty_read, runner_up", [(0.34, "the piece"), (0.6, "the piece"),
+@pytest.mark.parametrize("empty_read, runner_up", [(0.34, "the piece"), (0.6, "the piece"), (0.8, "the piece"),
                                                     (0.34, "its other kind, used up")])
 def test_a_cap_seen_alone_takes_the_build_a_doubted_empty_lot_shows(game, boards, empty_read, runner_up):
-    """A move that builds and caps, its build read "empty" below even odds with the piece (or, when
-    every one of that is built, its colour's other kind) behind it and "empty" not sure enough for a
-    faint build: the cap alone is no move, and the doubted lot completes it (faint).  "Empty" read
-    above even odds is the reading of an empty lot, and the cap alone is warned about as before."""
+    """A move that builds and caps, its build read "empty" below the referee's bar (0.75) with the
+    piece (or, when every one of that is built, its colour's other kind) behind it and "empty" not
+    sure enough for a faint build: the cap alone is no move, and the doubted lot completes it
+    (faint; below even odds early, below the bar only where a warning would come instead).  "Empty"
+    read past the bar is the reading of an empty lot, and the cap alone is warned about."""
     k, move = _build_with_a_cap(game)
     built = LOT_NAMES[move.lot]
     shown = copy.deepcopy(boards[k + 1])
@@ -1074,8 +1075,33 @@ def test_a_cap_seen_alone_takes_the_build_a_doubted_empty_lot_shows(game, boards
     outs = []
     while len(outs) < 3 and referee.game.ply == k:
         outs.append(referee.observe(look))
-    if empty_read >= 0.5:
+    if empty_read >= 0.75:
         assert outs[-1].light is Light.RED and referee.game.ply == k
         return
     assert outs[-1].light is Light.GREEN and referee.game.moves == game.moves[: k + 1]
     assert outs[-1].records[0]["faint"] is True
+
+
+@pytest.mark.parametrize("covered", ["the build", "a built lot"])
+def test_a_cap_seen_alone_waits_while_a_free_lot_is_covered(game, boards, covered):
+    """A still cover leaves its lots unread (confidence 0).  A cap seen without its build while the
+    build's lot is so covered may be a cap beside the hand that built: no warning until the cover
+    goes, and then the move.  A cover over built lots only hides no build, and the cap alone is
+    warned about."""
+    k, move = _build_with_a_cap(game)
+    built = LOT_NAMES[move.lot]
+    shown = copy.deepcopy(boards[k + 1])
+    del shown["structures"][built]
+    referee = up_to(boards, k)
+    hidden = built if covered == "the build" else \
+        next(name for name in boards[k]["structures"] if name != LOT_NAMES[move.cap])
+    if covered == "a built lot":
+        shown["structures"].pop(hidden, None)
+    look = seen(shown, {hidden: 0.0})
+    outs = [referee.observe(look) for _ in range(4)]
+    if covered == "a built lot":
+        assert any(out.light is Light.RED for out in outs) and referee.game.ply == k
+        return
+    assert all(out.light is not Light.RED and not out.beep for out in outs) and referee.game.ply == k
+    out = referee.observe(seen(boards[k + 1]))
+    assert out.light is Light.GREEN and referee.game.moves == game.moves[: k + 1]

@@ -707,7 +707,30 @@ class Referee:
         other_kind = self._as_a_piece_still_in_play(after, observation)
         if other_kind is not None:
             return other_kind
+        if self._free_lots_unread(observation):
+            return self._emit(self._outputs.light, self._outputs.screen)  # judged once the cover goes
+        # the last answer before a warning: "empty" read below the referee's own bar, not only below even odds
+        completed = self._completed_by_doubted_empty(after, observation, below=self.min_confidence)
+        if completed is not None:
+            return completed
         return self._illegal(Verdict(after, None, problems=tuple(inference.problems)))
+
+    def _free_lots_unread(self, observation: Observation) -> bool:
+        """Whether the reading left a lot unread (confidence 0: covered) that is free on the accepted board.
+
+        Why: a board that is no move may be one whose build stands under the
+        cover.  The runner reads a still board through a cover that stays
+        (print, or a hand held still: ``VisionReader._still_cover``) with
+        the covered lots unread, so a cap put on a tower while the other hand
+        still lies over the new build reads as a cap without a build.  The
+        project's renderer's fresh game 133 warned so (photo 44, its red tower
+        on C3 under the hand that had put it down); the next picture, the
+        hand gone, showed the move.  A board that is no move whatever stands
+        under the cover is still judged: a cover over built lots only.
+        """
+        assert self.accepted is not None
+        return any(confidence == 0.0 and parse_lot(name) not in self.accepted.structures
+                   for name, confidence in observation.lot_confidence.items())
 
     def _as_a_piece_still_in_play(self, after: Position, observation: Observation) -> Outputs | None:
         """The one new structure, read doubtfully (below ``DOUBTFUL_MOVE``) as a piece that neither
@@ -1385,10 +1408,12 @@ class Referee:
         found = self._departed_move(after, observation)
         return None if found is None else self._accept_departed(*found)
 
-    def _completed_by_doubted_empty(self, after: Position, observation: Observation) -> Outputs | None:
+    def _completed_by_doubted_empty(self, after: Position, observation: Observation,
+                                    below: float = DOUBTED_EMPTY) -> Outputs | None:
         """A board that is no move, made one legal move by the one lot read surely empty since the
-        last move that now reads "empty" below even odds with a piece as its runner-up: that piece,
-        or, when neither player has one left, its colour's other kind.  Accepted so, marked faint.
+        last move that now reads "empty" below ``below`` (even odds) with a piece as its runner-up:
+        that piece, or, when neither player has one left, its colour's other kind.  Accepted so,
+        marked faint.
 
         Why: a cap seen alone is no move, and its build may be a piece the
         network splits between two answers and "empty", none of them above
@@ -1398,13 +1423,20 @@ class Referee:
         a build, the next build was taken as white's with it, and the turns
         stayed one out).  "Empty" that unsure, on the one lot a hand could
         have built on, is not the reading of an empty lot.
+
+        Asked again with ``below`` at ``min_confidence`` only when every other
+        answer has failed and the board would be warned about: the project's
+        renderer's fresh game 131 (photo 38) put a black cap on F4 with a
+        blue tower on A8 that read "empty 0.65, blue tower 0.37", and the
+        red light came for a cap without a build.  Earlier in the chain the
+        wider bar would take the place of answers that did better.
         """
         assert self.accepted is not None
         doubted = [name for name, alt in observation.runners_up.items()
                    if name in self._seen_empty and alt.structure is not None
                    and (lot := parse_lot(name)) not in self.accepted.structures
                    and lot not in observation.position.structures
-                   and observation.lot_confidence.get(name, 1.0) < DOUBTED_EMPTY]
+                   and observation.lot_confidence.get(name, 1.0) < below]
         if len(doubted) != 1:
             return None
         lot, read = parse_lot(doubted[0]), observation.runners_up[doubted[0]].structure
