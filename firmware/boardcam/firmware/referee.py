@@ -725,8 +725,9 @@ class Referee:
         still lies over the new build reads as a cap without a build.  The
         project's renderer's fresh game 133 warned so (photo 44, its red tower
         on C3 under the hand that had put it down); the next picture, the
-        hand gone, showed the move.  A board that is no move whatever stands
-        under the cover is still judged: a cover over built lots only.
+        hand gone, showed the move.  A cover over built lots only can hide
+        no build, and such a board is still judged.  The light and screen
+        stay as they were, as for a frame the vision calls occluded.
         """
         assert self.accepted is not None
         return any(confidence == 0.0 and parse_lot(name) not in self.accepted.structures
