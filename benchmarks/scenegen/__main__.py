@@ -1,4 +1,4 @@
-"""python -m scenegen OUT_DIR --count N --seed S [--size WxH] [--jpg] [--series] [--table KIND [--table-bgr B,G,R]]
+"""python -m scenegen OUT_DIR --count N --seed S [--size WxH] [--jpg] [--series] [--table KIND [--table-bgr B,G,R]] [--edition E]
 
 Writes rendered frames with their truth JSON beside each image.
 """
@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="every frame on this table (default: drawn per scene; random scenes never draw "
                              "the patterned check and print)")
     parser.add_argument("--table-bgr", type=_bgr, help="the table's colour, B,G,R (the ink of a check)")
+    parser.add_argument("--edition", choices=("A", "B", "C", "D", "R"),
+                        help="every frame's tiles printed in this edition (R: art made up per table; default: "
+                             "drawn per scene)")
     return parser
 
 
@@ -61,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scenegen: error: --series {ENGINE_NEEDED}", file=sys.stderr)
         return 2
     fmt = "jpg" if args.jpg else "png"
-    table = {key: value for key, value in (("table", args.table), ("table_bgr", args.table_bgr)) if value is not None}
+    table = {key: value for key, value in (("table", args.table), ("table_bgr", args.table_bgr),
+                                           ("edition", args.edition)) if value is not None}
     start = time.perf_counter()
     try:
         if args.series:

@@ -362,6 +362,12 @@ def test_cli_puts_every_frame_on_the_table_asked_for(tmp_path: Path, capsys: pyt
     assert "B,G,R" in capsys.readouterr().err
 
 
+def test_cli_prints_every_frame_in_the_edition_asked_for(tmp_path: Path) -> None:
+    assert cli_main([str(tmp_path), "--count", "2", "--seed", "5", "--size", "160x120", "--edition", "R"]) == 0
+    editions = {json.loads(path.read_text())["params"]["edition"] for path in tmp_path.glob("*.json")}
+    assert editions == {"R"}
+
+
 def _golden_files() -> list[Path]:
     return sorted(SCENES_DIR.glob("*.json"))
 
