@@ -10,7 +10,7 @@ import sys
 import time
 
 from .files import write_scene
-from .params import TABLES
+from .params import EDITIONS, TABLES
 from .positions import ENGINE_NEEDED, engine_available, game_positions
 from .sampling import random_scene
 from .series import scene_series
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="every frame on this table (default: drawn per scene; random scenes never draw "
                              "the patterned check and print)")
     parser.add_argument("--table-bgr", type=_bgr, help="the table's colour, B,G,R (the ink of a check)")
-    parser.add_argument("--edition", choices=("A", "B", "C", "D", "R"),
+    parser.add_argument("--edition", choices=EDITIONS,
                         help="every frame's tiles printed in this edition (R: art made up per table; default: "
                              "drawn per scene)")
     return parser
@@ -64,19 +64,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scenegen: error: --series {ENGINE_NEEDED}", file=sys.stderr)
         return 2
     fmt = "jpg" if args.jpg else "png"
-    table = {key: value for key, value in (("table", args.table), ("table_bgr", args.table_bgr),
-                                           ("edition", args.edition)) if value is not None}
+    overrides = {key: value for key, value in (("table", args.table), ("table_bgr", args.table_bgr),
+                                               ("edition", args.edition)) if value is not None}
     start = time.perf_counter()
     try:
         if args.series:
             frames = scene_series(args.seed, game_positions(args.seed), frames_per_position=1, size=args.size,
-                                  **table)
+                                  **overrides)
             for i, scene in zip(range(args.count), frames):
                 write_scene(scene, args.out_dir, f"series_{args.seed:05d}_{i:04d}", image_format=fmt)
         else:
             for i in range(args.count):
                 seed = args.seed + i
-                write_scene(random_scene(seed, size=args.size, **table), args.out_dir, f"scene_{seed:05d}",
+                write_scene(random_scene(seed, size=args.size, **overrides), args.out_dir, f"scene_{seed:05d}",
                             image_format=fmt)
     except OSError as err:
         print(f"scenegen: error: {err}", file=sys.stderr)

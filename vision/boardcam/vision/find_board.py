@@ -180,7 +180,7 @@ def fit_table(lab: np.ndarray, ring: np.ndarray | None = None) -> TableModel:
     inks = pattern_inks(away, _sector_of(xs, ys))
     if len(inks) < 2 or np.ptp(inks, axis=0).max() < PATTERN_SPAN:
         return TableModel(coefficients, spread, (w, h))
-    nearest = np.min(np.linalg.norm(away[:, None, :] - np.vstack([np.zeros((1, 3)), inks])[None], axis=2), axis=1)
+    nearest = np.sqrt(_nearest_squared(away, inks))
     patterned = float(max(1.0, 1.4826 * np.median(nearest) + 0.5))
     if patterned > PATTERN_GAIN * spread:
         return TableModel(coefficients, spread, (w, h))
@@ -233,12 +233,18 @@ def table_distance(lab: np.ndarray, model: TableModel, x: np.ndarray | None = No
         h, w = lab.shape[:2]
         y, x = np.mgrid[0:h, 0:w].astype(np.float32)
     diff = (lab - model.predict(x, y)) * LAB_WEIGHTS
-    squared = diff * diff
+    return np.asarray(np.sqrt(_nearest_squared(diff, model.inks)) / model.spread)
+
+
+def _nearest_squared(away: np.ndarray, inks: np.ndarray) -> np.ndarray:
+    """Squared weighted ΔE of each offset from the table's surface (``away``, (..., 3)) to the nearest
+    table colour: the surface itself or one of a pattern's ``inks``."""
+    squared = away * away
     nearest = squared[..., 0] + squared[..., 1] + squared[..., 2]
-    for ink in model.inks:
-        off = diff - ink
+    for ink in inks:
+        off = away - ink
         np.minimum(nearest, (off * off).sum(axis=-1), out=nearest)
-    return np.asarray(np.sqrt(nearest) / model.spread)
+    return nearest
 
 
 # --------------------------------------------------------------------------- blob
