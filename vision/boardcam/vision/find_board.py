@@ -41,6 +41,13 @@ a blob of "not table" does not.  The stages:
    corner tiles' own corners where those were measured.
 7. *Orientation*: row 1 is the short side lower in the image, A1 its end
    that makes A1 → H1 → H10 → A10 run as a board seen from above does.
+8. *Seams' lines* (:func:`seam_segments`, :func:`window_by_seams`): on a
+   cloth printed busily in the tiles' own colours no blob outlines the
+   array, but its seams are a lattice of long straight lines where the
+   print has curves.  When no outline held an array, the hull of the
+   straight segments along the frame's two dominant directions is
+   outlined instead; and on a printed cloth (one with inks), the grid found
+   is moved to the 4×5 window of its lattice that carries the seams.
 
 Every threshold is relative — to the table's own colour spread and texture,
 to the tile size, or to the other candidates — not to one set of renders.
@@ -1172,25 +1179,209 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     intrinsics, lab, scale = _segmentation_lab(image_bgr, intrinsics)
     table = fit_table(lab)
     mask = board_mask(lab, table)
-    if not mask.any():
-        raise BoardNotFoundError("no tile array found: nothing on the table stands out from it")
     why: BoardNotFoundError | None = None
     misshapen: BoardFit | None = None  # the first grid found that is no array of square tiles
-    try:
-        for grid, quad_small, grid_table in outline_candidates(image_bgr, lab, mask, table, scale, intrinsics):
-            try:
-                fit = fit_grid(image_bgr, grid, quad_small, grid_table, scale, intrinsics)
-            except BoardNotFoundError as error:
-                why = why or error  # the first candidate's reason is the one worth reporting
-                continue
-            if is_square_array(fit.grid_pose, (image_bgr.shape[1], image_bgr.shape[0]), intrinsics):
-                return fit
-            misshapen = misshapen or fit
-    except BoardNotFoundError as error:
-        why = why or error
+    if not mask.any():
+        why = BoardNotFoundError("no tile array found: nothing on the table stands out from it")
+    else:
+        try:
+            found, misshapen, why = _first_array(
+                image_bgr, outline_candidates(image_bgr, lab, mask, table, scale, intrinsics), scale, intrinsics)
+            if found is not None and len(table.inks):  # a printed cloth: the outline may end a tile off
+                segments = seam_segments(search_image(image_bgr, intrinsics, SEGMENT_SIZE)[0])
+                return _moved_to_seams(image_bgr, found, segments, table, scale, intrinsics)
+            if found is not None:
+                return found
+        except BoardNotFoundError as error:
+            why = why or error
     if misshapen is not None:  # a hand may bend every outline: the reader flags such a frame occluded
         return misshapen
+    found = _found_by_seams(image_bgr, lab, table, scale, intrinsics)
+    if found is not None:
+        return found
     raise why or BoardNotFoundError("no tile array found: the board's outline has no straight sides")
+
+
+def _found_by_seams(image_bgr: np.ndarray, lab: np.ndarray, table: TableModel, scale: float,
+                    intrinsics: CameraIntrinsics | None) -> BoardFit | None:
+    """The array outlined by the hull of its seams' straight lines (stage 8), or None.
+
+    For a busily printed cloth in the tiles' own colours, which leaves no
+    blob to outline.  The grid must show its seams clearly
+    (LATTICE_MIN_SEAM_CONTRAST): no table colour vouches for its edges.
+    """
+    segments = seam_segments(search_image(image_bgr, intrinsics, SEGMENT_SIZE)[0])
+    lines = seam_line_mask(lab.shape[:2], segments)
+    if not lines.any():
+        return None
+    try:
+        found, _, _ = _first_array(
+            image_bgr, outline_candidates(image_bgr, lab, lines, table, scale, intrinsics), scale, intrinsics)
+    except BoardNotFoundError:
+        return None
+    if found is None:
+        return None
+    found = _moved_to_seams(image_bgr, found, segments, table, scale, intrinsics)
+    return found if found.seam_contrast >= LATTICE_MIN_SEAM_CONTRAST else None
+
+
+def _moved_to_seams(image_bgr: np.ndarray, fit: BoardFit, segments: np.ndarray, table: TableModel, scale: float,
+                    intrinsics: CameraIntrinsics | None) -> BoardFit:
+    """``fit``, or the grid refined again on the window of its lattice that holds the seams (window_by_seams)."""
+    window = window_by_seams(fit, segments, scale)
+    if window is None:
+        return fit
+    corners, nx, ny = window
+    quad_small = (corners + 0.5) * scale - 0.5
+    grid = (NO_GRID[0], nx, ny, grid_homography(corners, nx, ny))
+    try:
+        return fit_grid(image_bgr, grid, quad_small, table, scale, intrinsics, move_window=False)
+    except BoardNotFoundError:
+        return fit
+
+
+def _first_array(image_bgr: np.ndarray, candidates: Iterator[Candidate], scale: float,
+                 intrinsics: CameraIntrinsics | None) -> tuple[BoardFit | None, BoardFit | None, BoardNotFoundError | None]:
+    """The first candidate whose grid fits an array of square tiles; else the first misshapen one and
+    the first candidate's reason for failing (the one worth reporting)."""
+    why: BoardNotFoundError | None = None
+    misshapen: BoardFit | None = None
+    for grid, quad_small, grid_table in candidates:
+        try:
+            fit = fit_grid(image_bgr, grid, quad_small, grid_table, scale, intrinsics)
+        except BoardNotFoundError as error:
+            why = why or error
+            continue
+        if is_square_array(fit.grid_pose, (image_bgr.shape[1], image_bgr.shape[0]), intrinsics):
+            return fit, misshapen, why
+        misshapen = misshapen or fit
+    return None, misshapen, why
+
+
+#: a grid found by the seams' lines alone, with no table colour to vouch for its edges, must show its seams twice
+#: as clearly as an outlined one (bare arrays measure 3–10; on pale cards over a light gingham the one found a
+#: third of a tile off measured 1.85; the 58 of 64 found so within a quarter of a lot, 2.68 or more)
+LATTICE_MIN_SEAM_CONTRAST = 2 * MIN_SEAM_CONTRAST
+
+#: a straight stretch of print at least this share of the segmentation image's long side may be a tile seam
+#: or edge (at SEGMENT_SIZE, about a third of a tile of the smallest array the camera frames)
+SEAM_SEGMENT_SHARE = 0.03
+#: of those along the array's two directions, shorter than this share of the longest tenth's are dropped: a
+#: tile's side is among the longest, a print's straight stretches are most of the short ones
+SEAM_SHARE_OF_LONGEST = 0.5
+#: segments within this angle of the array's two directions are taken for its seams
+SEAM_DIRECTION_TOLERANCE = np.radians(8.0)
+
+
+def seam_segments(small_bgr: np.ndarray) -> np.ndarray:
+    """Straight segments (k×4: x1, y1, x2, y2) along the frame's two dominant right-angled directions.
+
+    Why: on a cloth printed busily in the tiles' own colours, nothing tells
+    the array from the table by colour or texture, and :func:`board_mask`
+    outlines a blob of both.  But the print's shapes are curved or short,
+    and the array is a lattice of long straight lines in two directions.
+    The segments a line detector finds vote for one direction (mod a right
+    angle, weighted by length squared: the lattice's long lines outvote the
+    print's scattered stretches); those along it or across it, and long
+    for their kind, are kept.
+    """
+    grey = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2GRAY)
+    none = np.zeros((0, 4))
+    found = cv2.createLineSegmentDetector().detect(grey)[0]
+    if found is None:
+        return none
+    segments = found.reshape(-1, 4).astype(np.float64)
+    length = np.hypot(segments[:, 2] - segments[:, 0], segments[:, 3] - segments[:, 1])
+    angle = np.arctan2(segments[:, 3] - segments[:, 1], segments[:, 2] - segments[:, 0])
+    long_enough = length >= SEAM_SEGMENT_SHARE * max(grey.shape)
+    if np.count_nonzero(long_enough) < 8:
+        return none
+    direction = float(np.angle(np.sum(length[long_enough] ** 2 * np.exp(4j * angle[long_enough])))) / 4.0
+    off = np.abs(((angle - direction + np.pi / 4) % (np.pi / 2)) - np.pi / 4)
+    along = long_enough & (off < SEAM_DIRECTION_TOLERANCE)
+    if np.count_nonzero(along) < 8:
+        return none
+    along &= length >= SEAM_SHARE_OF_LONGEST * np.percentile(length[along], 90)
+    return segments[along]
+
+
+def seam_line_mask(shape: tuple[int, int], segments: np.ndarray) -> np.ndarray:
+    """The convex region (uint8 0/255) the seam segments cover, for :func:`outline_candidates` to outline.
+
+    The segments are drawn, joined across the width of a tile's side (the
+    longest tenth's length), and the largest group's convex hull stands for
+    the blob: seams between two tiles of one colour leave gaps in it.  (The
+    hull of every large group, tried too, found two more boards of 32 on
+    prints and put a third a whole board off, on a print of the red tiles'
+    own red.)
+    """
+    out = np.zeros(shape, np.uint8)
+    if len(segments) < 8:
+        return out
+    drawn = np.zeros_like(out)
+    for x1, y1, x2, y2 in np.round(segments).astype(np.int32):
+        cv2.line(drawn, (int(x1), int(y1)), (int(x2), int(y2)), 255, 2)
+    length = np.hypot(segments[:, 2] - segments[:, 0], segments[:, 3] - segments[:, 1])
+    reach = max(3, int(np.percentile(length, 90)))
+    joined = cv2.morphologyEx(drawn, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach)))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(joined)
+    if count < 2:
+        return out
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    points = cv2.findNonZero((labels == largest).astype(np.uint8))
+    cv2.fillConvexPoly(out, cv2.convexHull(points), 255)
+    return out
+
+
+#: a segment lies on a lattice line when both its ends are within this many tiles of it
+ON_LATTICE_TILES = 0.1
+#: how far (tiles) the 4×5 window may move along the lattice, each way
+SEAM_WINDOW_REACH = 2
+#: another window is taken only when it holds this many times the seam length of the fit's own, of at least
+#: WINDOW_SEAM_RUNS segments on the lattice: a mat's edges beside the array lie near lattice lines too
+WINDOW_SEAM_GAIN = 1.15
+WINDOW_SEAM_RUNS = 16
+
+
+def window_by_seams(fit: BoardFit, segments: np.ndarray, scale: float) -> tuple[np.ndarray, int, int] | None:
+    """The window of the fit's lattice (4×5 or 5×4 tiles) that holds the most seam segment length, when
+    that is not the fit's own: (its corners in undistorted frame px, tiles along its first side, along
+    its second); else None.
+
+    Why: with no table colour to tell where the array ends, an outline can
+    take in a stray line of the print or miss a column whose outer edge
+    the print hides, and the grid refined from it then lies on the right
+    lattice a tile off, or turned a quarter.  The array is the window whose
+    lattice lines carry the seams: beyond its edges the lines run over print.
+    """
+    to_board = board_homography(fit.grid_pose)
+    ends = (segments.reshape(-1, 2) + 0.5) / scale - 0.5
+    grid = apply_h(np.linalg.inv(to_board), ends).reshape(-1, 2, 2)
+    runs: list[tuple[int, int, float, float]] = []  # (axis the line is constant in, line index, from, to)
+    for (x1, y1), (x2, y2) in grid:
+        for axis, (a1, a2, b1, b2) in enumerate(((y1, y2, x1, x2), (x1, x2, y1, y2))):
+            line = round((a1 + a2) / 2)
+            if abs(a1 - line) <= ON_LATTICE_TILES and abs(a2 - line) <= ON_LATTICE_TILES:
+                runs.append((axis, line, min(b1, b2), max(b1, b2)))
+
+    def held(ox: int, oy: int, w: int, h: int) -> float:
+        origin, span = (ox, oy), (w, h)
+        total = 0.0
+        for axis, line, lo, hi in runs:
+            along, across = axis, 1 - axis  # axis 0: a line of constant y, running along x
+            if origin[across] <= line <= origin[across] + span[across]:
+                total += max(0.0, min(hi, origin[along] + span[along]) - max(lo, origin[along]))
+        return total
+
+    reach = range(-SEAM_WINDOW_REACH, SEAM_WINDOW_REACH + 1)
+    own = held(0, 0, TILES_WIDE, TILES_TALL)
+    best = max((held(ox, oy, w, h), -abs(ox) - abs(oy), ox, oy, w, h)
+               for ox in reach for oy in reach for w, h in ((TILES_WIDE, TILES_TALL), (TILES_TALL, TILES_WIDE)))
+    value, _, ox, oy, w, h = best
+    if value <= WINDOW_SEAM_GAIN * own or len(runs) < WINDOW_SEAM_RUNS:
+        return None
+    window = np.array([[ox, oy], [ox + w, oy], [ox + w, oy + h], [ox, oy + h]], float)
+    return apply_h(to_board, window), w, h
 
 
 #: outlines tried in full before giving up (the first is nearly always right; the rest are for hands)
