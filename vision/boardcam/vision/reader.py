@@ -936,19 +936,23 @@ def _icons_seen_in_print(tiles: dict[str, TileReading], lots: dict[int, LotReadi
     free lots breaks rule 5, so the rules then move the icon to a free lot
     (_hidden_icons_by_the_rules) and both answers are wrong.  A piece hides
     the print under it, so a lot showing the very print the guild's other
-    tiles show elsewhere holds none.  Only on a board of a few pieces (the
-    setup board, where the other tiles' icons are in view), only unsure
-    pieces, and only on a tile with a free lot.  The lot keeps the
+    tiles show elsewhere holds none.  Only unsure pieces on a tile with a
+    free lot are suspects, and only on a board with at most
+    AGREEMENT_CHECKED_PIECES other pieces (the setup board, where the other
+    tiles' icons are in view).  The suspects themselves are not counted: an
+    art whose icon the network takes for a piece shows it on four or five
+    tiles of its guild (a dark ring as a black dome, made-up-art board
+    31071), and counted they hid the setup board from the check.  The lot keeps the
     network's probability of "empty" as confidence, and the tile's icon is
     reported at DISAGREEING_ICON_CAP (the app asks about the tile): the
     print decided, not the network.
     """
     built = [lot for lot, reading in lots.items() if reading.kind is not None]
-    if analysis.structure_probs is None or len(built) > AGREEMENT_CHECKED_PIECES:
+    if analysis.structure_probs is None:
         return tiles, lots
     suspects = {lot for lot in built if lots[lot].confidence < SURE_FROM_RAW
                 and any(lots[int(other)].kind is None for other in TILE_LOT_IDS[TILE_OF_LOT[lot]])}
-    if not suspects:
+    if not suspects or len(built) - len(suspects) > AGREEMENT_CHECKED_PIECES:
         return tiles, lots
     guilds = {tiles[TILE_KEYS[TILE_OF_LOT[lot]]].colour for lot in suspects}
     in_print = icons_in_print(canonical(analysis.seen), {key: tile.colour for key, tile in tiles.items()}, guilds)
