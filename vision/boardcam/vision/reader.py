@@ -942,8 +942,8 @@ def _icons_seen_in_print(tiles: dict[str, TileReading], lots: dict[int, LotReadi
     tiles' icons are in view).  The suspects themselves are not counted: an
     art whose icon the network takes for a piece shows it on four or five
     tiles of its guild (a dark ring as a black dome, made-up-art board
-    31071), and counted they hid the setup board from the check.  The lot keeps the
-    network's probability of "empty" as confidence, and the tile's icon is
+    31071), and counted, they kept the setup board from the check.  The lot
+    keeps the network's probability of "empty" as confidence, and the tile's icon is
     reported at DISAGREEING_ICON_CAP (the app asks about the tile): the
     print decided, not the network.
     """
