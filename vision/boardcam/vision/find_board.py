@@ -1018,11 +1018,7 @@ def refine_tiles(
     """
     if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise BoardNotFoundError("image: expected a BGR colour frame")
-    h, w = image_bgr.shape[:2]
-    if intrinsics is not None:
-        intrinsics = intrinsics.scaled_to((w, h))
-    small, scale = search_image(image_bgr, intrinsics, SEGMENT_SIZE)
-    lab = to_lab(cv2.GaussianBlur(small, (0, 0), 1.0))
+    intrinsics, _, lab, scale = _segmentation_lab(image_bgr, intrinsics)
     board_h = board_homography(pose)
     table = fit_table(lab, surround_band(board_h, scale, lab.shape[:2]))
     return {key: quad for key, (quad, _) in _tile_quads(image_bgr, board_h, table, scale, intrinsics).items()}
@@ -1159,13 +1155,13 @@ class BoardFit:
 
 def _segmentation_lab(
     image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None
-) -> tuple[CameraIntrinsics | None, np.ndarray, float]:
-    """The intrinsics scaled to the frame, the small undistorted frame's blurred Lab, and its scale."""
+) -> tuple[CameraIntrinsics | None, np.ndarray, np.ndarray, float]:
+    """The intrinsics scaled to the frame, the small undistorted frame (BGR), its blurred Lab, and its scale."""
     h, w = image_bgr.shape[:2]
     if intrinsics is not None:
         intrinsics = intrinsics.scaled_to((w, h))
     small, scale = search_image(image_bgr, intrinsics, SEGMENT_SIZE)
-    return intrinsics, to_lab(cv2.GaussianBlur(small, (0, 0), 1.0)), scale
+    return intrinsics, small, to_lab(cv2.GaussianBlur(small, (0, 0), 1.0)), scale
 
 
 def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) -> BoardFit:
@@ -1176,7 +1172,7 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     """
     if image_bgr is None or image_bgr.ndim != 3 or image_bgr.shape[2] != 3 or min(image_bgr.shape[:2]) < 64:
         raise BoardNotFoundError("image: expected a colour frame of at least 64×64 pixels")
-    intrinsics, lab, scale = _segmentation_lab(image_bgr, intrinsics)
+    intrinsics, small, lab, scale = _segmentation_lab(image_bgr, intrinsics)
     table = fit_table(lab)
     mask = board_mask(lab, table)
     why: BoardNotFoundError | None = None
@@ -1188,21 +1184,20 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
             found, misshapen, why = _first_array(
                 image_bgr, outline_candidates(image_bgr, lab, mask, table, scale, intrinsics), scale, intrinsics)
             if found is not None and len(table.inks):  # a printed cloth: the outline may end a tile off
-                segments = seam_segments(search_image(image_bgr, intrinsics, SEGMENT_SIZE)[0])
-                return _moved_to_seams(image_bgr, found, segments, table, scale, intrinsics)
+                return _moved_to_seams(image_bgr, found, seam_segments(small), table, scale, intrinsics)
             if found is not None:
                 return found
         except BoardNotFoundError as error:
             why = why or error
     if misshapen is not None:  # a hand may bend every outline: the reader flags such a frame occluded
         return misshapen
-    found = _found_by_seams(image_bgr, lab, table, scale, intrinsics)
+    found = _found_by_seams(image_bgr, lab, seam_segments(small), table, scale, intrinsics)
     if found is not None:
         return found
     raise why or BoardNotFoundError("no tile array found: the board's outline has no straight sides")
 
 
-def _found_by_seams(image_bgr: np.ndarray, lab: np.ndarray, table: TableModel, scale: float,
+def _found_by_seams(image_bgr: np.ndarray, lab: np.ndarray, segments: np.ndarray, table: TableModel, scale: float,
                     intrinsics: CameraIntrinsics | None) -> BoardFit | None:
     """The array outlined by the hull of its seams' straight lines (stage 8), or None.
 
@@ -1210,7 +1205,6 @@ def _found_by_seams(image_bgr: np.ndarray, lab: np.ndarray, table: TableModel, s
     blob to outline.  The grid must show its seams clearly
     (LATTICE_MIN_SEAM_CONTRAST): no table colour vouches for its edges.
     """
-    segments = seam_segments(search_image(image_bgr, intrinsics, SEGMENT_SIZE)[0])
     lines = seam_line_mask(lab.shape[:2], segments)
     if not lines.any():
         return None
@@ -1607,7 +1601,7 @@ def locate_near(image_bgr: np.ndarray, corners: np.ndarray, intrinsics: CameraIn
     a third of a tile of the truth; the result is checked as a searched
     grid is, and the 4×5 window is not moved along the lattice.
     """
-    intrinsics, lab, scale = _segmentation_lab(image_bgr, intrinsics)
+    intrinsics, _, lab, scale = _segmentation_lab(image_bgr, intrinsics)
     quad_small = (np.asarray(corners, np.float64) + 0.5) * scale - 0.5
     nx, ny = TILES_WIDE, TILES_TALL
     to_small = grid_homography(quad_small, nx, ny)
