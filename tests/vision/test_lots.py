@@ -8,6 +8,7 @@ from boardcam.vision.lots import (
     FEATURE_NAMES,
     lot_ray_lengths,
     relight,
+    relight_shaded,
     rule_colour_probabilities,
 )
 from boardcam.vision.tiles import GUILDS, TILE_LOT_IDS, TILE_OF_LOT
@@ -106,6 +107,53 @@ def test_relight_follows_a_lamp_falling_off_across_the_board():
     seen = flat * light[:, None, None, None]
     fixed = relight(flat, seen)
     assert np.abs(fixed - seen).mean() < 0.1 * np.abs(flat - seen).mean()
+
+
+def _flat_board(seed: int, s: int = 16) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    flat = 50 + rng.normal(0, 1, (80, s, s, 3)).astype(np.float32)
+    flat[..., 1:] = 10.0
+    return flat
+
+
+def _shading(seed: int, s: int = 16, most: float = 0.08) -> np.ndarray:
+    """Each tile lit (or printed) lighter toward one edge: a ratio that is a plane across the tile, (80, s, s)."""
+    rng = np.random.default_rng(seed)
+    yy, xx = np.mgrid[0:s, 0:s]
+    angle = rng.uniform(0, 2 * np.pi, 20)[TILE_OF_LOT]
+    lots_ = np.arange(80)
+    x = (lots_ % 8 % 2 - 0.5)[:, None, None] + ((xx + 0.5) / s - 0.5)[None]
+    y = (lots_ // 8 % 2 - 0.5)[:, None, None] - ((yy + 0.5) / s - 0.5)[None]
+    return np.exp(most * (np.cos(angle)[:, None, None] * x + np.sin(angle)[:, None, None] * y)).astype(np.float32)
+
+
+def test_relight_shaded_follows_light_falling_across_each_tile():
+    flat = _flat_board(6)
+    seen = flat * _shading(7)[..., None]
+    per_tile = np.abs(relight(flat, seen) - seen)[..., 0].mean()
+    shaded = np.abs(relight_shaded(flat, seen) - seen)[..., 0].mean()
+    assert shaded < 0.7 * per_tile  # the slopes are shrunk toward none: a flat tile must stay flat
+
+
+def test_relight_shaded_does_not_shade_a_piece_away():
+    flat = _flat_board(8)
+    bare = flat * _shading(9)[..., None]
+    seen = bare.copy()
+    seen[41, 2:14, 2:14, 0] *= 0.75  # a tower darker than the print, on lot B6
+    piece = np.zeros(80)
+    piece[41] = 0.9
+    relit = relight_shaded(flat, seen, piece)
+    tile = TILE_LOT_IDS[TILE_OF_LOT[41]]
+    others = [lot for lot in tile if lot != 41]
+    # the tile's other lots are relit as if the tower were not there...
+    assert np.abs(relit[others] - relight_shaded(flat, bare)[others])[..., 0].mean() < 0.01 * flat[..., 0].mean()
+    # ...and the tower departs from its relit lot as much as from the plain print
+    departure = np.abs(relit[41, 2:14, 2:14] - seen[41, 2:14, 2:14])[..., 0].mean()
+    assert departure > 0.8 * np.abs(flat[41, 2:14, 2:14] - seen[41, 2:14, 2:14])[..., 0].mean()
+    # a piece the first look missed may tilt its tile only so far: most of its departure stays
+    unseen = relight_shaded(flat, seen)
+    kept = np.abs(unseen[41, 2:14, 2:14] - seen[41, 2:14, 2:14])[..., 0].mean()
+    assert kept > 0.6 * np.abs(relight(flat, seen)[41, 2:14, 2:14] - seen[41, 2:14, 2:14])[..., 0].mean()
 
 
 def test_features_see_a_piece_and_not_an_empty_lot():

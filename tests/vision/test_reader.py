@@ -524,6 +524,19 @@ def test_made_up_icons_read_as_pieces_on_the_setup_board_are_print(seed, asked):
     assert {doc["confidence"]["tiles"][key] for key in asked} == {0.7}  # the print decided: asked about
 
 
+@pytest.mark.parametrize("seed", [31078, 31082])
+def test_a_plain_lot_on_a_card_shaded_edge_to_edge_is_no_piece(seed):
+    """Empty boards whose cards are printed shaded from one edge to the other (edition C): one lot of a
+    tile is darker than the guild's template scaled per tile, and read as a tower of the tile's colour
+    (31078 D7 at 0.63, 31082 C5 at 0.53).  Relit as a plane across each tile, it is the print."""
+    from scenegen.sampling import empty_board_scene
+
+    sc = empty_board_scene(seed, (1640, 1232))
+    corners, _ = truth_in_reader_convention(sc.truth)
+    doc = read_board(sc.image, pose=BoardPose({k: tuple(v) for k, v in corners.items()})).to_json()
+    assert doc["structures"] == {}
+
+
 def test_only_the_tiles_the_icon_groups_move_change():
     """Tiles the guilds' prints leave where they were keep their probabilities and confidence (the app
     keeps its empty-board reference only from a setup frame read with every tile at 0.5 or more)."""

@@ -196,6 +196,74 @@ def relight(expected: np.ndarray, seen: np.ndarray) -> np.ndarray:
     return expected * scale[:, None, None, None].astype(expected.dtype)
 
 
+#: how far a tile's shading may tilt: its lightness ratio changes by at most this (as a log) per lot across the tile
+SHADE_MOST = 0.2
+#: the slopes are shrunk toward none by this share of the fit's weight (a ridge): a flat tile stays flat
+SHADE_SHRINK = 0.5
+#: pixels more than this many median deviations off the plane are left out of the next round of the fit
+SHADE_OUTLIER = 2.5
+#: the weight of a lot the first look takes for a piece: a piece must not tilt its tile's shading
+SHADE_PIECE_WEIGHT = 0.05
+
+
+@lru_cache(maxsize=4)
+def _tile_positions(s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every lot pixel's place on its tile in lots (x right, y up; the tile's centre at 0), (80, s, s) each;
+    which pixels the fit samples (every third of the lots' outer parts); and, per tile, those pixels'
+    1, x, y, x², xy, y² (20, samples, 6): what the plane's normal equations sum."""
+    ox, oy = _offsets(s)
+    lots = np.arange(80)
+    x = (((lots % LOTS_WIDE) % 2 - 0.5)[:, None, None] + ox[None]).astype(np.float32)
+    y = (((lots // LOTS_WIDE) % 2 - 0.5)[:, None, None] + oy[None]).astype(np.float32)
+    sampled = np.flatnonzero(~_masks(s)["core"].ravel())[::3]
+    xs, ys = _by_tile(x, sampled), _by_tile(y, sampled)
+    terms = np.stack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys], axis=-1)
+    return x, y, sampled, terms
+
+
+def _by_tile(values: np.ndarray, sampled: np.ndarray) -> np.ndarray:
+    """The sampled pixels of every lot, one row per tile: (20, 4 × samples)."""
+    return values.reshape(len(values), -1)[:, sampled][TILE_LOT_IDS].reshape(len(TILE_LOT_IDS), -1)
+
+
+def relight_shaded(expected: np.ndarray, seen: np.ndarray, piece: np.ndarray | None = None) -> np.ndarray:
+    """Like :func:`relight`, with each tile's light as a plane across the tile rather than one scale.
+
+    Why: a lamp's falloff, and print art shaded from one edge of the card
+    to the other, make the four lots of one tile differently light, so one
+    guild template scaled per tile leaves the darker lot darker than it
+    should look, and the network takes the difference for a piece (plain
+    lots read as towers on empty boards).  The log of the lightness ratio
+    is fitted as a plane per tile on the lots' outer parts, robustly
+    (a few reweighted rounds leave out what lies far off the plane), with
+    the lots the first look takes for pieces nearly left out (``piece``),
+    the slopes shrunk toward none and capped, so a faint piece the first
+    look missed cannot shade its tile away.
+    """
+    x, y, sampled, terms = _tile_positions(seen.shape[1])
+    ratio = np.log(np.maximum(_by_tile(seen[..., 0], sampled), 1.0)) \
+        - np.log(np.maximum(_by_tile(expected[..., 0], sampled), 1.0))
+    lot_weight = np.ones(len(seen), np.float32) if piece is None \
+        else np.where(np.asarray(piece) > 0.5, SHADE_PIECE_WEIGHT, 1.0).astype(np.float32)
+    weight = np.repeat(lot_weight[TILE_LOT_IDS], len(sampled), axis=1)
+    plane = np.zeros((len(ratio), 3), np.float32)
+    plane[:, 0] = median_along(ratio, 1)
+    shrink = np.diag([0.0, SHADE_SHRINK, SHADE_SHRINK])
+    for _ in range(3):
+        residual = np.abs(ratio - (terms[..., :3] @ plane[..., None])[..., 0])
+        spread = median_along(residual, 1) + 0.01
+        w = weight * (residual < SHADE_OUTLIER * spread[:, None])
+        one, sx, sy, sxx, sxy, syy = (w[:, None, :] @ terms)[:, 0].T
+        normal = np.stack([np.stack([one, sx, sy], -1), np.stack([sx, sxx, sxy], -1), np.stack([sy, sxy, syy], -1)], 1)
+        right = ((w * ratio)[:, None, :] @ terms[..., :3])[:, 0]
+        fitted = np.linalg.solve(normal + (shrink * one[:, None, None] + 1e-6 * np.eye(3)), right[..., None])[..., 0]
+        plane = np.where((one > 10)[:, None], fitted, plane).astype(np.float32)
+        plane[:, 1:] = np.clip(plane[:, 1:], -SHADE_MOST, SHADE_MOST)
+    per_lot = plane[TILE_OF_LOT][:, :, None, None]
+    scale = np.clip(np.exp(per_lot[:, 0] + per_lot[:, 1] * x + per_lot[:, 2] * y), 0.6, 1.6)
+    return expected * scale[..., None].astype(expected.dtype)
+
+
 def difference(seen: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """Per-pixel colour difference (ΔE with ΔL weighted by L_WEIGHT): (80, s, s)."""
     d = seen - expected

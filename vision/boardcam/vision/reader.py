@@ -501,7 +501,8 @@ def _tiles_from_frame(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, piec
     colours = colours_from_probabilities(probs)
     icons = read_icon_lots(canon, {k: c for k, (c, _) in colours.items()}, piece, icon_like)
     probs, colours, icons = _colours_from_kin(lab, canon, piece, icon_like, votes, probs, colours, icons)
-    if int((piece > 0.5).sum()) <= AGREEMENT_CHECKED_PIECES:
+    setup_board = int((piece > 0.5).sum()) <= AGREEMENT_CHECKED_PIECES
+    if setup_board:
         probs, colours, icons = _colours_from_icon_groups(canon, piece, icon_like, probs, colours, icons)
     lot_guild = _guild_of_lots(colours)
     # A late game puts a dome of the tile's own colour on most lots, so the
@@ -511,7 +512,10 @@ def _tiles_from_frame(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, piec
     tiles = {key: tile_reading(colours[key], icons[key], probs[t]) for t, key in enumerate(TILE_KEYS)}
     icon_lots = np.array([icons[k][0] for k in TILE_KEYS])
     expected = canonical(lots_stage.expected_from_frame(canon, lot_guild, icon_lots, piece, plain), inverse=True)
-    return tiles, lots_stage.relight(expected, seen)
+    # the light as a plane across each tile where the print is in view; with pieces about, their shadows
+    # and glare tilt the plane (docs/vision.md, "Tiles lit unevenly")
+    relit = lots_stage.relight_shaded(expected, seen, piece) if setup_board else lots_stage.relight(expected, seen)
+    return tiles, relit
 
 
 #: a board with a tile colour less sure than this asks the tiles printed with the same icon (tiles.icon_kinship)
