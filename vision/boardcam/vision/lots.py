@@ -186,12 +186,9 @@ def relight(expected: np.ndarray, seen: np.ndarray) -> np.ndarray:
     outer parts (least often covered by pieces), per tile; chroma scales
     with it.
     """
-    n, s = seen.shape[:2]
-    outer = ~_masks(s)["core"].ravel()
-    seen_l = seen[..., 0].reshape(n, -1)[:, outer]
-    exp_l = expected[..., 0].reshape(n, -1)[:, outer]
-    tile_seen = median_along(seen_l[:, ::3][TILE_LOT_IDS].reshape(20, -1), 1)
-    tile_exp = median_along(exp_l[:, ::3][TILE_LOT_IDS].reshape(20, -1), 1)
+    sampled = _light_samples(seen.shape[1])
+    tile_seen = median_along(_by_tile(seen[..., 0], sampled), 1)
+    tile_exp = median_along(_by_tile(expected[..., 0], sampled), 1)
     scale = np.clip(tile_seen / np.maximum(tile_exp, 1.0), 0.6, 1.6)[TILE_OF_LOT]
     return expected * scale[:, None, None, None].astype(expected.dtype)
 
@@ -207,15 +204,21 @@ SHADE_PIECE_WEIGHT = 0.05
 
 
 @lru_cache(maxsize=4)
+def _light_samples(s: int) -> np.ndarray:
+    """The pixels of a lot a tile's light is measured on: every third of its outer parts (least often covered)."""
+    return np.flatnonzero(~_masks(s)["core"].ravel())[::3]
+
+
+@lru_cache(maxsize=4)
 def _tile_positions(s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every lot pixel's place on its tile in lots (x right, y up; the tile's centre at 0), (80, s, s) each;
-    which pixels the fit samples (every third of the lots' outer parts); and, per tile, those pixels'
+    the pixels the fit samples (_light_samples); and, per tile, those pixels'
     1, x, y, x², xy, y² (20, samples, 6): what the plane's normal equations sum."""
     ox, oy = _offsets(s)
     lots = np.arange(80)
     x = (((lots % LOTS_WIDE) % 2 - 0.5)[:, None, None] + ox[None]).astype(np.float32)
     y = (((lots // LOTS_WIDE) % 2 - 0.5)[:, None, None] + oy[None]).astype(np.float32)
-    sampled = np.flatnonzero(~_masks(s)["core"].ravel())[::3]
+    sampled = _light_samples(s)
     xs, ys = _by_tile(x, sampled), _by_tile(y, sampled)
     terms = np.stack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys], axis=-1)
     return x, y, sampled, terms
