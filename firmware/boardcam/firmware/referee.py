@@ -166,6 +166,8 @@ class Verdict:
 
 #: an accepted structure read as gone counts only this surely (see Referee._bar)
 REMOVAL_CONFIDENCE = 0.95
+#: ...an accepted cap read as gone (its tower bare) this surely: as surely as the reading calls sure
+CAP_GONE_CONFIDENCE = 0.9
 #: ...and a new structure on an icon lot that the tile's rules keep free this surely (see Referee._bar)
 ICON_ARRIVAL_CONFIDENCE = 0.93
 #: ...and one beside other arrivals, where a second build, and an illegal one, is rarer still
@@ -1799,6 +1801,13 @@ class Referee:
         the tile's own colour) is exactly one it may come to read as gone.
         So an accepted structure read as gone needs ``REMOVAL_CONFIDENCE``;
         below that it stays as it was while the move elsewhere is judged.
+        Caps never leave either, and a black cap is the piece most often
+        read in doubt, so an accepted cap read as gone needs
+        ``CAP_GONE_CONFIDENCE``, what the reading itself calls sure
+        (made-up-art game 2703: a real black cap read bare at 0.899 beside
+        a new neighbour, "the black cap on A5 was removed" on two boards).
+        A cap put down in doubt and then read surely bare is still taken off
+        its move (``_uncap_doubtful``), which asks the same.
         The same holds for one read as another piece (a tower as a dome of
         its colour under a lamp that flattens it): swapping a piece is
         taking one off, and an accepted move is put right (a correction)
@@ -1820,9 +1829,16 @@ class Referee:
         """
         if was_built and (now is None or self._replaced(lot, now)):
             return max(self.min_confidence, REMOVAL_CONFIDENCE)
+        if was_built and self._uncapped(lot, now):
+            return max(self.min_confidence, CAP_GONE_CONFIDENCE)
         if not was_built and now is not None:
             return max(self.min_confidence, self._held_bars.get(lot, 0.0))
         return self.min_confidence
+
+    def _uncapped(self, lot: int, now: Mapping[str, Any]) -> bool:
+        """Whether ``now`` (position JSON) is the accepted capped tower on ``lot`` without its cap."""
+        assert self.accepted is not None
+        return self.accepted.structures[lot].cap is not None and now.get("cap") is None
 
     def _replaced(self, lot: int, now: Mapping[str, Any]) -> bool:
         """Whether ``now`` (position JSON) is another piece than the one accepted on ``lot``
