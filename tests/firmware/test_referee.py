@@ -1409,37 +1409,6 @@ def test_a_cap_read_bare_unsurely_is_no_removal_but_one_read_so_surely_is(game, 
     assert out.light is Light.RED and f"cap on {name} was removed" in " ".join(out.screen.lines)
 
 
-def _a_cap_on_an_older_tower(seeds=range(40)):
-    """(game, p): move p caps a tower built on an earlier ply, more than three plies back."""
-    for game in map(played_game, seeds):
-        for p, move in enumerate(game.moves):
-            if move.cap is not None and move.cap != move.lot and p >= 4 \
-                    and all(earlier.lot != move.cap for earlier in game.moves[p - 3 : p]):
-                return game, p
-    raise LookupError("no cap on an older tower")
-
-
-def test_a_cap_on_an_older_tower_read_as_the_other_players_is_taken_with_the_movers_runner_up():
-    """A player builds and caps a tower built plies ago; the reading calls the cap the other player's
-    at 0.83 with the mover's own cap as runner-up at 0.18.  The mover has none of the other's caps,
-    so the move is taken with its runner-up (made-up-art app game 2901: "a black cap appeared on A4
-    but it is white's turn" on a white cap).  Before, only a cap on a tower built in the same move
-    had its colour settled so."""
-    game, p = _a_cap_on_an_older_tower()
-    boards = positions_of(game)
-    move = game.moves[p]
-    name = LOT_NAMES[move.cap]
-    other = "black" if move.player == "white" else "white"
-    shown = copy.deepcopy(boards[p + 1])
-    shown["structures"][name]["cap"] = other
-    tower = Structure(**{k: v for k, v in boards[p + 1]["structures"][name].items()})
-    referee = started(boards, p)
-    out, _ = _observe_until_ply(referee, shown, {name: 0.83}, p + 1,
-                                runners_up={name: RunnerUp(tower, 0.18, 0.99, 0.0)})
-    assert out.light is Light.GREEN and referee.game.ply == p + 1
-    assert referee.game.moves[p] == move
-
-
 def _false_cap_then_the_others_claim(seeds=range(30)):
     """(game, p, move with a false cap, q, claim): ply p + 1 builds a tower without a cap, the same
     move with its player's cap is legal and so are the moves after it up to q; move q, five plies

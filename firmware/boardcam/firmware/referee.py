@@ -1063,8 +1063,7 @@ class Referee:
             read = after.structures.get(lot)
             fresh = read if read is not None and lot not in self.accepted.structures else None
             impossible = fresh is not None and self._none_left(fresh.piece)
-            cap_in_doubt = read is not None and self._newly_capped(lot, read) \
-                and self._cap_not_the_movers(read, observation, name)
+            cap_in_doubt = fresh is not None and self._cap_not_the_movers(fresh, observation, name)
             runner_up = _runner_up_to_try(observation, name,
                                           IMPOSSIBLE_RUNNER_UP if impossible or cap_in_doubt else LEGAL_RUNNER_UP)
             if (runner_up is None or observation.lot_confidence.get(name, 1.0) >= DOUBTFUL_MOVE and not impossible
@@ -1107,13 +1106,6 @@ class Referee:
             return self._look_again()
         return self._accept_faint(move, {lot: structure})
 
-    def _newly_capped(self, lot: int, read: Structure) -> bool:
-        """Whether ``read`` puts a cap down on ``lot``: a new capped tower, or the accepted bare tower
-        there with a cap on it now."""
-        assert self.accepted is not None
-        accepted = self.accepted.structures.get(lot)
-        return read.cap is not None and (accepted is None or accepted == read.with_cap(None))
-
     def _cap_not_the_movers(self, read: Structure, observation: Observation, name: str) -> bool:
         """Whether a new tower read with the cap of the player not on turn has the same tower, bare or
         with the mover's cap, as its runner-up: the tower read surely, only its cap in doubt.
@@ -1124,11 +1116,7 @@ class Referee:
         cap looks like from above.  A blue tower read "capped black, 0.80;
         bare, 0.14" on white's turn (path-traced game 126, its corners found
         on the step from the table) is white's blue tower: warned about, the
-        misread stays, and every later board is a warning.  The same holds
-        for a cap put on a tower built before: a white cap on an older blue
-        tower read "capped black, 0.83; capped white, 0.18" on white's turn
-        (made-up-art app game 2901) was "a black cap appeared on A4 but it
-        is white's turn".
+        misread stays, and every later board is a warning.
         """
         assert self.game is not None
         alt = observation.runners_up.get(name)
@@ -1813,6 +1801,10 @@ class Referee:
         the tile's own colour) is exactly one it may come to read as gone.
         So an accepted structure read as gone needs ``REMOVAL_CONFIDENCE``;
         below that it stays as it was while the move elsewhere is judged.
+        The same holds for one read as another piece (a tower as a dome of
+        its colour under a lamp that flattens it): swapping a piece is
+        taking one off, and an accepted move is put right (a correction)
+        only on a reading that sure.
         Caps never leave either, and a black cap is the piece most often
         read in doubt, so an accepted cap read as gone needs
         ``CAP_GONE_CONFIDENCE``, what the reading itself calls sure
@@ -1820,10 +1812,6 @@ class Referee:
         a new neighbour, "the black cap on A5 was removed" on two boards).
         A cap put down in doubt and then read surely bare is still taken off
         its move (``_uncap_doubtful``), which asks the same.
-        The same holds for one read as another piece (a tower as a dome of
-        its colour under a lamp that flattens it): swapping a piece is
-        taking one off, and an accepted move is put right (a correction)
-        only on a reading that sure.
 
         Likewise a tile's icon is the print most like a piece (a disc the
         size of a dome), and after a lamp change it can read as one for many
