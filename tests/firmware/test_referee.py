@@ -1381,14 +1381,6 @@ def test_a_doubtful_cap_that_later_reads_surely_bare_is_taken_off_its_move(game,
     assert game_from_records(records).moves == game.moves[: p + 4]
 
 
-def _capped_tower_bare(boards, capped_lot, plies):
-    """``boards[plies]``, each showing the tower on ``capped_lot`` without its cap."""
-    shown = [copy.deepcopy(boards[ply]) for ply in plies]
-    for doc in shown:
-        doc["structures"][LOT_NAMES[capped_lot]].pop("cap", None)
-    return shown
-
-
 def test_a_cap_read_bare_unsurely_is_no_removal_but_one_read_so_surely_is(game, boards):
     """Caps never leave the board in play and a black cap is the piece most often read in doubt, so a
     real cap whose tower reads bare at 0.899 (the reading's "not sure") is held as accepted while the
@@ -1398,7 +1390,8 @@ def test_a_cap_read_bare_unsurely_is_no_removal_but_one_read_so_surely_is(game, 
     p = next(i for i, move in enumerate(game.moves) if move.cap is not None and i + 7 < game.ply)
     capped = game.moves[p]
     name = LOT_NAMES[capped.cap]
-    bare = _capped_tower_bare(boards, capped.cap, range(p + 5, p + 8))
+    tower = boards[p + 1]["structures"][name]
+    bare = [with_structure(boards[ply], capped.cap, tower["kind"], tower["color"]) for ply in range(p + 5, p + 8)]
     referee = started(boards, p + 4)
     for ply, doc in enumerate(bare, p + 5):
         out, _ = _observe_until_ply(referee, doc, {name: 0.899}, ply)
