@@ -2,7 +2,9 @@ import copy
 
 import pytest
 
-from boardcam.engine.aliencity import LOT_NAMES, NEIGHBOURS, TILE_LOTS, TILE_OF, Move, Piece, Position, Structure
+from boardcam.engine.aliencity import (
+    LOT_NAMES, NEIGHBOURS, TILE_LOTS, TILE_OF, Move, Piece, Position, Structure, move_to_json,
+)
 from boardcam.firmware.lights import Beep, ButtonEvent, Light
 from boardcam.firmware.referee import Observation, Phase, Referee, RunnerUp
 from boardcam.firmware.screens import ScreenKind
@@ -105,6 +107,29 @@ def test_an_illegal_move_warns_once_and_clears_when_taken_back(game, boards):
     assert back.records[0] == {"type": "verdict", "legal": True,
                                "cleared": "the board is back to the last legal position"}
     assert referee.game.ply == 6
+
+
+def test_an_illegal_build_beside_a_doubtful_phantom_is_warned_about_by_its_rule(game, boards):
+    """A sure illegal build and, on another lot, a phantom read at 0.8 (a print that reads as a
+    piece now and then): the warning names the build and its rule, on the board without the phantom,
+    not "2 structures appeared at once", which names a piece the players cannot take away
+    (made-up-art app game 2803)."""
+    referee = started(boards, 6)
+    move = illegal_build(game_after(game, 6))
+    phantom = next(lot for lot in range(80) if LOT_NAMES[lot] not in boards[7]["structures"]
+                   and lot != move.lot and lots_apart(lot, move.lot) > 2)
+    bad = apply(boards[6], move)
+    for _ in range(8):
+        out = referee.observe(seen(with_structure(bad, phantom, "dome", "black"), {LOT_NAMES[phantom]: 0.8}))
+        if out.light is Light.RED:
+            break
+    assert out.light is Light.RED and out.screen.lot == LOT_NAMES[move.lot]
+    assert out.screen.lines[0].startswith(f"Rule {out.screen.rule}:")
+    record = out.records[0]
+    assert record["type"] == "verdict" and record["move"] == move_to_json(move) and record["violations"]
+    assert record["position"] == Position.from_json(bad).to_json()
+    back = referee.observe(seen(boards[6]))
+    assert back.light is Light.GREEN and referee.game.ply == 6
 
 
 def test_an_illegal_move_clears_when_a_legal_successor_appears(game, boards):
@@ -1400,6 +1425,53 @@ def test_a_cap_read_bare_unsurely_is_no_removal_but_one_read_so_surely_is(game, 
     knocked = started(boards, p + 4)
     out = _read_until_settled(knocked, bare[0])
     assert out.light is Light.RED and f"cap on {name} was removed" in " ".join(out.screen.lines)
+
+
+def _a_cap_on_an_older_tower(seeds=range(40)):
+    """(game, p): move p caps a tower built on an earlier ply, more than three plies back."""
+    for game in map(played_game, seeds):
+        for p, move in enumerate(game.moves):
+            if move.cap is not None and move.cap != move.lot and p >= 4 \
+                    and all(earlier.lot != move.cap for earlier in game.moves[p - 3 : p]):
+                return game, p
+    raise LookupError("no cap on an older tower")
+
+
+def _older_cap_read_as_the_others(movers_runner_up):
+    """(referee, last outputs, game, p) after readings of move p of ``_a_cap_on_an_older_tower`` with
+    its cap read as the other player's at 0.83, and as runner-up at 0.18 the same tower with the
+    mover's cap (``movers_runner_up``) or bare."""
+    game, p = _a_cap_on_an_older_tower()
+    boards = positions_of(game)
+    move = game.moves[p]
+    name = LOT_NAMES[move.cap]
+    shown = copy.deepcopy(boards[p + 1])
+    shown["structures"][name]["cap"] = "black" if move.player == "white" else "white"
+    tower = Structure(**boards[p + 1]["structures"][name]).with_cap(move.player if movers_runner_up else None)
+    referee = started(boards, p)
+    out, _ = _observe_until_ply(referee, shown, {name: 0.83}, p + 1,
+                                runners_up={name: RunnerUp(tower, 0.18, 0.99, 0.0)})
+    return referee, out, game, p
+
+
+def test_a_cap_on_an_older_tower_read_as_the_other_players_is_taken_with_the_movers_runner_up():
+    """A player builds and caps a tower built plies ago; the reading calls the cap the other player's
+    with the mover's own cap as runner-up.  The mover has none of the other's caps, so the move is
+    taken with its runner-up (made-up-art app game 2901: "a black cap appeared on A4 but it is
+    white's turn" on a white cap)."""
+    referee, out, game, p = _older_cap_read_as_the_others(movers_runner_up=True)
+    assert out.light is Light.GREEN and referee.game.ply == p + 1
+    assert referee.game.moves[p] == game.moves[p]
+
+
+def test_a_cap_on_an_older_tower_read_as_the_other_players_is_not_read_away_as_bare():
+    """The same cap with the tower bare as runner-up: the cap itself is in doubt, and it is all that
+    changed on its lot, so reading it away would drop a change the camera saw (the renderer's
+    made-up-art game 146, where an earlier phantom build was what put the turn out).  The board is
+    warned about as read, not taken as the build alone."""
+    referee, out, game, p = _older_cap_read_as_the_others(movers_runner_up=False)
+    assert referee.game.ply == p
+    assert out.light is Light.RED and "turn" in " ".join(out.screen.lines)
 
 
 def _false_cap_then_the_others_claim(seeds=range(30)):
