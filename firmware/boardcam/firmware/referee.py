@@ -1066,8 +1066,7 @@ class Referee:
             read = after.structures.get(lot)
             fresh = read if read is not None and lot not in self.accepted.structures else None
             impossible = fresh is not None and self._none_left(fresh.piece)
-            cap_in_doubt = (fresh is not None and self._cap_not_the_movers(fresh, observation, name)
-                            or read is not None and self._movers_cap_on_older_tower(lot, read, observation, name))
+            cap_in_doubt = read is not None and self._cap_not_the_movers(lot, read, observation, name)
             runner_up = _runner_up_to_try(observation, name,
                                           IMPOSSIBLE_RUNNER_UP if impossible or cap_in_doubt else LEGAL_RUNNER_UP)
             if (runner_up is None or observation.lot_confidence.get(name, 1.0) >= DOUBTFUL_MOVE and not impossible
@@ -1110,32 +1109,11 @@ class Referee:
             return self._look_again()
         return self._accept_faint(move, {lot: structure})
 
-    def _movers_cap_on_older_tower(self, lot: int, read: Structure, observation: Observation, name: str) -> bool:
-        """Whether ``read`` puts the other player's cap on the accepted bare tower on ``lot``, with
-        the mover's cap on it as the runner-up: a cap surely put down, only its colour in doubt.
-
-        Why: as for a new tower (``_cap_not_the_movers``), the mover has none
-        of the other's caps, so the rules settle the colour.  A white cap on
-        white's older blue tower read "capped black, 0.83; capped white,
-        0.18" (made-up-art app game 2901) was "a black cap appeared on A4 but
-        it is white's turn".  Unlike on a new tower, a bare runner-up is not
-        enough: the cap is all that changed on the lot, and reading it away
-        drops a change the camera saw.  When the turn is what breaks, an
-        earlier doubtful build may be what was wrong (``_correct_history``,
-        ``_retract_doubtful``): in the renderer's made-up-art game 146, black's
-        cap on a green tower, read "capped black, 0.83; bare, 0.15" while a
-        phantom blue tower had given black a ply too many, was taken bare,
-        and every later board warned "a cap appeared on H2 without a build".
-        """
-        assert self.game is not None and self.accepted is not None
-        alt = observation.runners_up.get(name)
-        return (read.kind == "tower" and read.cap is not None and read.cap != self.game.turn
-                and self.accepted.structures.get(lot) == read.with_cap(None)
-                and alt is not None and alt.structure == read.with_cap(self.game.turn))
-
-    def _cap_not_the_movers(self, read: Structure, observation: Observation, name: str) -> bool:
-        """Whether a new tower read with the cap of the player not on turn has the same tower, bare or
-        with the mover's cap, as its runner-up: the tower read surely, only its cap in doubt.
+    def _cap_not_the_movers(self, lot: int, read: Structure, observation: Observation, name: str) -> bool:
+        """Whether ``read`` puts the cap of the player not on turn on a new tower, or on the accepted
+        bare tower on ``lot``, with the same tower as its runner-up: on a new tower bare or with the
+        mover's cap (the tower read surely, only its cap in doubt), on an older one with the mover's
+        cap (the cap surely put down, only its colour in doubt).
 
         Why: the caps are the players' own pieces ("3 small white" for one,
         "3 small black" for the other), so the mover has none of the other's
@@ -1143,12 +1121,28 @@ class Referee:
         cap looks like from above.  A blue tower read "capped black, 0.80;
         bare, 0.14" on white's turn (path-traced game 126, its corners found
         on the step from the table) is white's blue tower: warned about, the
-        misread stays, and every later board is a warning.
+        misread stays, and every later board is a warning.  Likewise a white
+        cap on white's older blue tower read "capped black, 0.83; capped
+        white, 0.18" (made-up-art app game 2901) was "a black cap appeared on
+        A4 but it is white's turn".
+
+        Why not a bare runner-up on an older tower: the cap is all that
+        changed on the lot, and reading it away drops a change the camera
+        saw.  When the turn is what breaks, an earlier doubtful build may be
+        what was wrong (``_correct_history``, ``_retract_doubtful``): in the
+        renderer's made-up-art game 146, black's cap on a green tower, read
+        "capped black, 0.83; bare, 0.15" while a phantom blue tower had given
+        black a ply too many, was taken bare, and every later board warned
+        "a cap appeared on H2 without a build".
         """
-        assert self.game is not None
+        assert self.game is not None and self.accepted is not None
         alt = observation.runners_up.get(name)
-        return (read.kind == "tower" and read.cap is not None and read.cap != self.game.turn
-                and alt is not None and _only_its_cap_in_doubt(read, alt))
+        if read.kind != "tower" or read.cap is None or read.cap == self.game.turn or alt is None:
+            return False
+        accepted = self.accepted.structures.get(lot)
+        if accepted is None:
+            return _only_its_cap_in_doubt(read, alt)
+        return accepted == read.with_cap(None) and alt.structure == read.with_cap(self.game.turn)
 
     def _piece_used_up(self, after: Position) -> bool:
         """Whether ``after`` is one build of a piece the player on turn has none of left (as the
