@@ -13,6 +13,7 @@ from boardcam.vision.find_board import (
     board_homography,
     completed_outlines,
     find_board,
+    finer_seam_segments,
     fit_table,
     locate,
     locate_near,
@@ -112,6 +113,12 @@ def test_a_plain_table_with_a_sleeve_in_its_border_is_one_colour():
     [
         {"edition": "A", "yaw_deg": 115.0, "table_bgr": (60, 120, 150)},  # pink, blue and green shapes on tan
         {"edition": "D", "yaw_deg": 115.0, "table_bgr": (150, 60, 40)},  # the shapes in the tiles' own colours
+        # on tan, turned 30 degrees: the lot lines show only at twice the segmentation size (finer_seam_segments)
+        {"edition": "D", "yaw_deg": 30.0, "table_bgr": (120, 160, 190)},
+        # an outline that took in print gave a grid of no square tiles, kept before the lattice was asked
+        {"edition": "A", "yaw_deg": 30.0, "table_bgr": (120, 160, 190)},
+        # plain cards give few seams: the seams' hull was found a tile off over the cloth (window_by_seams)
+        {"edition": "D", "yaw_deg": 30.0, "table_bgr": (190, 160, 120)},
     ],
 )
 def test_finds_a_board_on_a_busily_printed_cloth_by_its_straight_seams(make_scene, overrides):
@@ -121,6 +128,25 @@ def test_finds_a_board_on_a_busily_printed_cloth_by_its_straight_seams(make_scen
     sc = make_scene(STRUCTURES, table="print", **overrides)
     corners, _ = truth_in_reader_convention(sc.truth)
     assert corner_error(find_board(sc.image), corners) < lot_px(corners) / 4
+
+
+def test_finer_seam_segments_are_in_the_segmentation_images_pixels():
+    """Thin light lines a lot apart on a dark ground: found at twice the size, they are given where the
+    segmentation image (SEGMENT_SIZE on its long side) has them."""
+    frame = np.full((600, 800, 3), 40, np.uint8)
+    for x in range(200, 601, 40):
+        cv2.line(frame, (x, 100), (x, 500), (220, 220, 220), 1)
+    for y in range(100, 501, 40):
+        cv2.line(frame, (200, y), (600, y), (220, 220, 220), 1)
+    segments = finer_seam_segments(frame, None)
+    assert len(segments) >= 8
+    ends = segments.reshape(-1, 2)
+    # the segmentation image is half the frame: lines at 100 + 20 k (x) and 50 + 20 k (y), give or take a pixel
+    vertical = np.abs(segments[:, 0] - segments[:, 2]) < 1.0
+    off_x = np.abs((ends[np.repeat(vertical, 2), 0] - 100.0 + 10.0) % 20.0 - 10.0)
+    off_y = np.abs((ends[np.repeat(~vertical, 2), 1] - 50.0 + 10.0) % 20.0 - 10.0)
+    assert off_x.max(initial=0.0) <= 1.5 and off_y.max(initial=0.0) <= 1.5
+    assert ends.min() >= 40.0 and ends[:, 0].max() <= 310.0 and ends[:, 1].max() <= 260.0
 
 
 def test_a_lattice_with_faint_seams_gives_no_board_rather_than_one_a_third_of_a_tile_off():
@@ -170,6 +196,31 @@ def test_the_window_that_holds_the_seams_replaces_the_fits_own(lattice, expected
     assert moved is not None
     assert moved[1:] == expected
     np.testing.assert_allclose(moved[0], corners, atol=1e-6)
+
+
+def _lattice_a_tile_above_own_window(kept_top_row: np.ndarray) -> np.ndarray:
+    """The seams of a 4 × 5 array one tile above OWN_WINDOW's, its top row's seams only ``kept_top_row``."""
+    array = _lattice_segments(100.0, 60.0, 40.0, 4, 5)
+    ys = array[:, [1, 3]]
+    in_top_row = (ys.max(axis=1) <= 100.0) & (ys.min(axis=1) < 100.0)  # not the line y = 100, OWN_WINDOW's edge
+    return np.vstack([array[~in_top_row], kept_top_row])
+
+
+def test_a_fit_the_seams_outlined_moves_to_a_window_holding_a_tile_of_seams_more():
+    """The array's top row shows three of its seams; the fit's own bottom row, over cloth, none.  That is
+    1.07 times the fit's seam length: not enough against an outline, enough against the seams' own hull."""
+    three_seams = np.array([[100.0, 60.0, 100.0, 100.0], [180.0, 60.0, 180.0, 100.0], [260.0, 60.0, 260.0, 100.0]])
+    segments = _lattice_a_tile_above_own_window(three_seams)
+    assert window_by_seams(_fit_on(OWN_WINDOW), segments, 1.0) is None
+    moved = window_by_seams(_fit_on(OWN_WINDOW), segments, 1.0, unvouched=True)
+    assert moved is not None
+    np.testing.assert_allclose(moved[0], [[100, 60], [260, 60], [260, 260], [100, 260]], atol=1e-6)
+
+
+def test_a_fit_the_seams_outlined_stays_for_half_a_seam_more():
+    half_seam = np.array([[180.0, 60.0, 180.0, 80.0]])
+    segments = _lattice_a_tile_above_own_window(half_seam)
+    assert window_by_seams(_fit_on(OWN_WINDOW), segments, 1.0, unvouched=True) is None
 
 
 def test_a_window_whose_seams_are_its_own_stays():

@@ -46,8 +46,11 @@ a blob of "not table" does not.  The stages:
    array, but its seams are a lattice of long straight lines where the
    print has curves.  When no outline held an array, the hull of the
    straight segments along the frame's two dominant directions is
-   outlined instead; and on a printed cloth (one with inks), the grid found
-   is moved to the 4×5 window of its lattice that carries the seams.
+   outlined instead, and failing that the segments found on a copy twice
+   as fine (where the lines between lots show); on a printed cloth (one
+   with inks) this comes before an outline that held no square tiles, and
+   the grid found is moved to the 4×5 window of its lattice that carries
+   the seams.
 
 Every threshold is relative — to the table's own colour spread and texture,
 to the tile size, or to the other candidates — not to one set of renders.
@@ -56,7 +59,7 @@ to the tile size, or to the other candidates — not to one set of renders.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import cv2
@@ -1189,21 +1192,29 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
                 return found
         except BoardNotFoundError as error:
             why = why or error
-    if misshapen is not None:  # a hand may bend every outline: the reader flags such a frame occluded
+    # a hand may bend every outline, and the reader flags such a frame occluded; but on a printed cloth
+    # the outline may have taken in print, and the seams' lattice is asked first
+    if misshapen is not None and not len(table.inks):
         return misshapen
-    found = _found_by_seams(image_bgr, lab, seam_segments(small), table, scale, intrinsics)
-    if found is not None:
-        return found
+    searches: tuple[tuple[Callable[[], np.ndarray], float], ...] = (
+        (lambda: seam_segments(small), LATTICE_MIN_SEAM_CONTRAST),
+        (lambda: finer_seam_segments(image_bgr, intrinsics), FINER_MIN_SEAM_CONTRAST))
+    for segments, least_contrast in searches:
+        found = _found_by_seams(image_bgr, lab, segments(), table, scale, intrinsics, least_contrast)
+        if found is not None:
+            return found
+    if misshapen is not None:
+        return misshapen
     raise why or BoardNotFoundError("no tile array found: the board's outline has no straight sides")
 
 
 def _found_by_seams(image_bgr: np.ndarray, lab: np.ndarray, segments: np.ndarray, table: TableModel, scale: float,
-                    intrinsics: CameraIntrinsics | None) -> BoardFit | None:
+                    intrinsics: CameraIntrinsics | None, least_contrast: float) -> BoardFit | None:
     """The array outlined by the hull of its seams' straight lines (stage 8), or None.
 
     For a busily printed cloth in the tiles' own colours, which leaves no
-    blob to outline.  The grid must show its seams clearly
-    (LATTICE_MIN_SEAM_CONTRAST): no table colour vouches for its edges.
+    blob to outline.  The grid must show its seams clearly (``least_contrast``,
+    LATTICE_MIN_SEAM_CONTRAST or more): no table colour vouches for its edges.
     """
     lines = seam_line_mask(lab.shape[:2], segments)
     if not lines.any():
@@ -1215,14 +1226,15 @@ def _found_by_seams(image_bgr: np.ndarray, lab: np.ndarray, segments: np.ndarray
         return None
     if found is None:
         return None
-    found = _moved_to_seams(image_bgr, found, segments, table, scale, intrinsics)
-    return found if found.seam_contrast >= LATTICE_MIN_SEAM_CONTRAST else None
+    found = _moved_to_seams(image_bgr, found, segments, table, scale, intrinsics, unvouched=True)
+    return found if found.seam_contrast >= least_contrast else None
 
 
 def _moved_to_seams(image_bgr: np.ndarray, fit: BoardFit, segments: np.ndarray, table: TableModel, scale: float,
-                    intrinsics: CameraIntrinsics | None) -> BoardFit:
-    """``fit``, or the grid refined again on the window of its lattice that holds the seams (window_by_seams)."""
-    window = window_by_seams(fit, segments, scale)
+                    intrinsics: CameraIntrinsics | None, unvouched: bool = False) -> BoardFit:
+    """``fit``, or the grid refined again on the window of its lattice that holds the seams (window_by_seams;
+    ``unvouched``: the fit's window came from the lattice itself, no outline)."""
+    window = window_by_seams(fit, segments, scale, unvouched)
     if window is None:
         return fit
     corners, nx, ny = window
@@ -1299,6 +1311,30 @@ def seam_segments(small_bgr: np.ndarray) -> np.ndarray:
     return segments[along]
 
 
+#: the seams' lines are looked for again at this many times SEGMENT_SIZE when none outlined an array
+FINER_SEAMS = 2
+#: ...and a grid found so must show its seams three times as clearly as an outlined one: the lot lines a
+#: finer search adds are more lines to fit a wrong window to (pale cards on a light gingham, found by it a
+#: third of a lot off, measured 2.42; the confetti-print game's boards found within a quarter of a lot, 5.2 to 9.2)
+FINER_MIN_SEAM_CONTRAST = 3 * MIN_SEAM_CONTRAST
+
+
+def finer_seam_segments(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None) -> np.ndarray:
+    """:func:`seam_segments` found on a copy FINER_SEAMS times the segmentation image's size, in the
+    segmentation image's pixels.
+
+    Why: at SEGMENT_SIZE a lot is six or seven pixels and the light lines
+    between lots a pixel or less, so on a busy cloth only the tiles' outer
+    edges against dark print are found, and their hull is a corner of the
+    array (the project's renderer's game 155, a confetti print in the
+    tiles' own colours: no frame found).  Twice as fine, the line detector
+    sees the lattice of lot lines over the whole array.  Only when every
+    coarser search failed: it costs a line search over four times the pixels.
+    """
+    finer, _ = search_image(image_bgr, intrinsics, SEGMENT_SIZE * FINER_SEAMS)
+    return (seam_segments(finer) + 0.5) / FINER_SEAMS - 0.5
+
+
 def seam_line_mask(shape: tuple[int, int], segments: np.ndarray) -> np.ndarray:
     """The convex region (uint8 0/255) the seam segments cover, for :func:`outline_candidates` to outline.
 
@@ -1335,9 +1371,12 @@ SEAM_WINDOW_REACH = 2
 #: WINDOW_SEAM_RUNS segments on the lattice: a mat's edges beside the array lie near lattice lines too
 WINDOW_SEAM_GAIN = 1.15
 WINDOW_SEAM_RUNS = 16
+#: ...or, for a fit the seams' hull outlined, this many tiles of seam length more than its own (one tile side)
+UNVOUCHED_WINDOW_GAIN_TILES = 1.0
 
 
-def window_by_seams(fit: BoardFit, segments: np.ndarray, scale: float) -> tuple[np.ndarray, int, int] | None:
+def window_by_seams(fit: BoardFit, segments: np.ndarray, scale: float,
+                    unvouched: bool = False) -> tuple[np.ndarray, int, int] | None:
     """The window of the fit's lattice (4×5 or 5×4 tiles) that holds the most seam segment length, when
     that is not the fit's own: (its corners in undistorted frame px, tiles along its first side, along
     its second); else None.
@@ -1347,6 +1386,14 @@ def window_by_seams(fit: BoardFit, segments: np.ndarray, scale: float) -> tuple[
     the print hides, and the grid refined from it then lies on the right
     lattice a tile off, or turned a quarter.  The array is the window whose
     lattice lines carry the seams: beyond its edges the lines run over print.
+
+    ``unvouched``: the fit was outlined by the seams' own hull, which no
+    table colour vouches for either, so another window needs to hold only
+    a tile side's length of seams more (UNVOUCHED_WINDOW_GAIN_TILES), not
+    WINDOW_SEAM_GAIN times as much.  Plain cards (no lot lines) on a print
+    of their colours give few seams: one such board, found a tile off over
+    the cloth, had a row beyond its window holding 2.7 tiles of seams,
+    1.13 times its own 20.6, and its own outer row none.
     """
     to_board = board_homography(fit.grid_pose)
     ends = (segments.reshape(-1, 2) + 0.5) / scale - 0.5
@@ -1372,7 +1419,8 @@ def window_by_seams(fit: BoardFit, segments: np.ndarray, scale: float) -> tuple[
     best = max((held(ox, oy, w, h), -abs(ox) - abs(oy), ox, oy, w, h)
                for ox in reach for oy in reach for w, h in ((TILES_WIDE, TILES_TALL), (TILES_TALL, TILES_WIDE)))
     value, _, ox, oy, w, h = best
-    if value <= WINDOW_SEAM_GAIN * own or len(runs) < WINDOW_SEAM_RUNS:
+    least = own + UNVOUCHED_WINDOW_GAIN_TILES if unvouched else WINDOW_SEAM_GAIN * own
+    if value <= least or len(runs) < WINDOW_SEAM_RUNS:
         return None
     window = np.array([[ox, oy], [ox + w, oy], [ox + w, oy + h], [ox, oy + h]], float)
     return apply_h(to_board, window), w, h
