@@ -106,6 +106,29 @@ def test_the_next_move_follows_a_faint_build(boards):
     assert referee.accepted.to_json()["structures"] == boards[5]["structures"]
 
 
+def test_a_faint_build_read_surely_empty_when_the_real_build_comes_is_corrected_away(game, boards):
+    """A shade taken for the mover's faint build; the mover's real build then comes, and the faint
+    lot reads "empty" at 0.98 (a runner-up kept at 0.00).  The faint build was the misread: ply 4 is
+    re-read as the real build, with no warning (before, the real build went to the other player and
+    "the black dome was removed" was warned twice: the project's renderer's game 120)."""
+    referee, real, _ = three_plies_in(boards)
+    move = game.moves[3]
+    before = game_after(game, 3)
+    shade = next(name for index, name in enumerate(LOT_NAMES)
+                 if all(name not in doc["structures"] for doc in boards[3:7])
+                 and not before.violations(Move(move.player, index, move.piece)))
+    piece = {"kind": move.piece.kind, "color": move.piece.color}
+    look = seen(boards[3], {shade: 0.64}, runners_up={shade: faint(piece)})
+    for _ in range(3):
+        referee.observe(look)
+    assert referee.game.ply == 4 and referee.game.moves[-1].lot == LOT_NAMES.index(shade)
+    outs = [referee.observe(seen(boards[4], {shade: 0.98}, runners_up={shade: faint(piece, 0.0, 1.0)}))
+            for _ in range(4)]
+    assert all(out.light is not Light.RED for out in outs)
+    assert [r["type"] for out in outs for r in out.records] == ["correction"]
+    assert referee.game.moves == game.moves[:4] and referee.game.moves[-1].lot == LOT_NAMES.index(real)
+
+
 def test_a_lot_unsure_since_the_last_move_is_no_faint_build(boards):
     """A lot next to the new piece (its shadow, its lean) was never read surely empty since: not a build."""
     lot = next(name for name in boards[4]["structures"] if name not in boards[3]["structures"])

@@ -1749,9 +1749,28 @@ class Referee:
             alt = observation.runners_up.get(LOT_NAMES[lot])
             unmoved = lot in self._departed_builds and lot not in structures \
                 and LOT_NAMES[lot] not in observation.departed and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) > 0.0
-            if structures.get(lot) != structure and (unmoved or (alt is not None and alt.structure == structure)):
+            if structures.get(lot) != structure and (unmoved or self._doubt_points_to(lot, structure, alt, observation)):
                 structures[lot] = structure
         return Position(after.tiles, structures)
+
+    @staticmethod
+    def _doubt_points_to(lot: int, structure: Structure, alt: RunnerUp | None, observation: Observation) -> bool:
+        """Whether the reading of a faint build's lot still doubts its "empty" toward that build:
+        its runner-up, read below REMOVAL_CONFIDENCE.
+
+        Why not at any confidence: a runner-up is kept at 0.00 on a lot
+        read "empty" at 0.98, and the faint build then stood on a lot the
+        camera saw surely bare.  The project's renderer's game 120 (on a
+        red gingham) took a shade beside a new capped tower for white's
+        black dome on A1 ("empty 0.65, black dome 0.35" on five still
+        frames); white's real build, a green tower on B1, came with A1
+        read "empty 0.98", was given to black, and two warnings that the
+        dome was removed came before a re-reading of the plies mended it.
+        Read surely empty, the faint build is the dispute any accepted
+        piece gone is, and the re-reading comes first.
+        """
+        return alt is not None and alt.structure == structure \
+            and observation.lot_confidence.get(LOT_NAMES[lot], 1.0) < REMOVAL_CONFIDENCE
 
     def _merge_looks(
         self, after: Position, changed: list[str], confidence: Mapping[str, float]
