@@ -1733,7 +1733,8 @@ class Referee:
         """``after`` with each faint build still standing where the reading's doubt still points to it.
 
         A faint build reads as unsurely empty on every frame after it was
-        taken; that is no take-back.  Read as something else surely, it is.
+        taken; that is no take-back.  Read surely empty, or surely as
+        something else, it is (``_doubt_points_to``).
         One taken from a departed look (``_departed_build``) reads "empty"
         surely all along: it stands until its look changes again.
         """
