@@ -130,6 +130,16 @@ def test_finds_a_board_on_a_busily_printed_cloth_by_its_straight_seams(make_scen
     assert corner_error(find_board(sc.image), corners) < lot_px(corners) / 4
 
 
+def test_an_outline_on_a_print_whose_seams_barely_show_gives_way_to_the_seams_lattice():
+    """Green cards on a teal print: the outline took in print and its grid, a column off, showed its
+    seams at 2.0 (the lattice's bar is 2.4); the seams' lattice finds the array, whose seams show at 8."""
+    from scenegen import random_scene
+
+    sc = random_scene(5, size=(820, 616), table="print", table_bgr=(160, 184, 44), edition="A", hand=None)
+    corners, _ = truth_in_reader_convention(sc.truth)
+    assert corner_error(find_board(sc.image), corners) < lot_px(corners) / 4
+
+
 def test_finer_seam_segments_are_in_the_segmentation_images_pixels():
     """Thin light lines a lot apart on a dark ground: found at twice the size, they are given where the
     segmentation image (SEGMENT_SIZE on its long side) has them."""

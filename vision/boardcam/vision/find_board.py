@@ -48,9 +48,9 @@ a blob of "not table" does not.  The stages:
    straight segments along the frame's two dominant directions is
    outlined instead, and failing that the segments found on a copy twice
    as fine (where the lines between lots show); on a printed cloth (one
-   with inks) this comes before an outline that held no square tiles, and
-   the grid found is moved to the 4×5 window of its lattice that carries
-   the seams.
+   with inks) this comes before an outline that held no square tiles or
+   whose seams barely show, and the grid found is moved to the 4×5 window
+   of its lattice that carries the seams.
 
 Every threshold is relative — to the table's own colour spread and texture,
 to the tile size, or to the other candidates — not to one set of renders.
@@ -1180,6 +1180,7 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     mask = board_mask(lab, table)
     why: BoardNotFoundError | None = None
     misshapen: BoardFit | None = None  # the first grid found that is no array of square tiles
+    faint_outline: BoardFit | None = None  # an outlined array on a printed cloth whose seams barely show
     if not mask.any():
         why = BoardNotFoundError("no tile array found: nothing on the table stands out from it")
     else:
@@ -1187,8 +1188,11 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
             found, misshapen, why = _first_array(
                 image_bgr, outline_candidates(image_bgr, lab, mask, table, scale, intrinsics), scale, intrinsics)
             if found is not None and len(table.inks):  # a printed cloth: the outline may end a tile off
-                return _moved_to_seams(image_bgr, found, seam_segments(small), table, scale, intrinsics)
-            if found is not None:
+                found = _moved_to_seams(image_bgr, found, seam_segments(small), table, scale, intrinsics)
+                if found.seam_contrast >= LATTICE_MIN_SEAM_CONTRAST:
+                    return found
+                faint_outline = found
+            elif found is not None:
                 return found
         except BoardNotFoundError as error:
             why = why or error
@@ -1203,6 +1207,8 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
         found = _found_by_seams(image_bgr, lab, segments(), table, scale, intrinsics, least_contrast)
         if found is not None:
             return found
+    if faint_outline is not None:
+        return faint_outline
     if misshapen is not None:
         return misshapen
     raise why or BoardNotFoundError("no tile array found: the board's outline has no straight sides")
