@@ -1187,7 +1187,9 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
         try:
             found, misshapen, why = _first_array(
                 image_bgr, outline_candidates(image_bgr, lab, mask, table, scale, intrinsics), scale, intrinsics)
-            if found is not None and len(table.inks):  # a printed cloth: the outline may end a tile off
+            if found is not None and len(table.inks):
+                # a printed cloth: the outline may end a tile off, or have taken in print (its seams then
+                # barely show, and the seams' lattice below is asked before it is given back)
                 found = _moved_to_seams(image_bgr, found, seam_segments(small), table, scale, intrinsics)
                 if found.seam_contrast >= LATTICE_MIN_SEAM_CONTRAST:
                     return found
