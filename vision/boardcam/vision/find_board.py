@@ -1181,6 +1181,13 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     why: BoardNotFoundError | None = None
     misshapen: BoardFit | None = None  # the first grid found that is no array of square tiles
     faint_outline: BoardFit | None = None  # an outlined array on a printed cloth whose seams barely show
+    coarse: list[np.ndarray] = []  # seam_segments(small), once found
+
+    def coarse_segments() -> np.ndarray:
+        if not coarse:
+            coarse.append(seam_segments(small))
+        return coarse[0]
+
     if not mask.any():
         why = BoardNotFoundError("no tile array found: nothing on the table stands out from it")
     else:
@@ -1190,7 +1197,7 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
             if found is not None and len(table.inks):
                 # a printed cloth: the outline may end a tile off, or have taken in print (its seams then
                 # barely show, and the seams' lattice below is asked before it is given back)
-                found = _moved_to_seams(image_bgr, found, seam_segments(small), table, scale, intrinsics)
+                found = _moved_to_seams(image_bgr, found, coarse_segments(), table, scale, intrinsics)
                 if found.seam_contrast >= LATTICE_MIN_SEAM_CONTRAST:
                     return found
                 faint_outline = found
@@ -1203,7 +1210,7 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     if misshapen is not None and not len(table.inks):
         return misshapen
     searches: tuple[tuple[Callable[[], np.ndarray], float], ...] = (
-        (lambda: seam_segments(small), LATTICE_MIN_SEAM_CONTRAST),
+        (coarse_segments, LATTICE_MIN_SEAM_CONTRAST),
         (lambda: finer_seam_segments(image_bgr, intrinsics), FINER_MIN_SEAM_CONTRAST))
     for segments, least_contrast in searches:
         found = _found_by_seams(image_bgr, lab, segments(), table, scale, intrinsics, least_contrast)
