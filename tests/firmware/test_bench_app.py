@@ -25,6 +25,24 @@ def test_a_perfect_reader_gives_a_perfect_score():
                             "false_warnings", "missed_illegal"}
 
 
+def test_clear_towers_films_every_tower_in_clear_plastic(monkeypatch: pytest.MonkeyPatch):
+    import bench_app
+
+    class Filmed(Exception):
+        pass
+
+    def film(*args, **kwargs):
+        raise Filmed(dict(kwargs["scene"]))
+
+    monkeypatch.setattr(bench_app, "GeneratedGame", film)
+    with pytest.raises(Filmed) as clear:
+        bench_app.run_game(100, reader="truth", clear_towers=True)
+    assert clear.value.args[0]["tower_look"] == "translucent" and clear.value.args[0]["tower_glass"] == 1.0
+    with pytest.raises(Filmed) as usual:
+        bench_app.run_game(100, reader="truth")
+    assert "tower_look" not in usual.value.args[0] and "tower_glass" not in usual.value.args[0]
+
+
 def test_the_noisy_reader_misreads_one_piece_confidently_for_a_few_readings():
     from bench_app import noisy_reader
 
