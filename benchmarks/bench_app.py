@@ -154,8 +154,10 @@ def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
     game, positions, illegal = game_with_a_mistake(seed)
     pictures = 2 * len(positions)
     look: tuple[tuple[str, Any], ...] = () if edition is None else (("edition", edition),)
-    if clear_towers:  # as bench vision --clear-towers: every tower of clear coloured plastic
-        look = (*look, ("tower_look", "translucent"), ("tower_glass", 1.0))
+    if clear_towers:
+        from scenegen import CLEAR_TOWERS
+
+        look = (*look, *CLEAR_TOWERS)
     film = GeneratedGame(tuple(positions), seed=seed, size=size, hold_frames=fps // 2,
                          light_change_at=(pictures // 3,), bump_at=(2 * pictures // 3,),
                          # the table as a calibrated camera sees it: row 1 at the bottom, give or take

@@ -270,7 +270,7 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     independent of board finding.  ``from_scratch`` holds the same figures
     for reading with the board search included (what a first frame gets).
     """
-    from scenegen import random_scene
+    from scenegen import CLEAR_TOWERS, random_scene
     from scenegen.sampling import empty_board_scene
 
     from boardcam.vision import BoardNotFoundError, BoardPose, read_board
@@ -283,7 +283,7 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     guesses_lost, guessed_boards, clean_boards = 0.0, 0.0, 0
     overrides = {} if edition is None else {"edition": edition}
     if clear_towers:  # the look path-traced and real translucent towers have, which the default scenes lack
-        overrides.update(tower_look="translucent", tower_glass=1.0)
+        overrides.update(CLEAR_TOWERS)
     if exposure is not None:
         overrides["exposure"] = exposure
     for index in range(count):
@@ -438,7 +438,7 @@ def differences(reading: Any, position: dict[str, Any]) -> list[dict[str, Any]]:
 
 def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] = (1640, 1232),
                          light_change: bool = True, plies: int | None = None,
-                         edition: str | None = None) -> dict[str, Any]:
+                         edition: str | None = None, clear_towers: bool = False) -> dict[str, Any]:
     """Reading as the app reads during a game: the same camera frame after frame.
 
     Each game is a random legal game rendered move by move with one camera
@@ -450,9 +450,10 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
     answer).  ``single_frame`` repeats the figures without ``previous``, to
     show what the memory of the last reading adds.  ``plies`` cuts each game
     short (for quick checks).  ``edition``: every game's tiles printed in
-    that edition ("R": art made up per game).
+    that edition ("R": art made up per game).  ``clear_towers``: every tower
+    of clear coloured plastic (as ``bench_vision``).
     """
-    from scenegen import game_positions, scene_series
+    from scenegen import CLEAR_TOWERS, game_positions, scene_series
 
     from boardcam.vision import BoardPose, empty_board_reference, read_board
 
@@ -463,7 +464,9 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
         positions = game_positions(seed + game)[: None if plies is None else plies + 1]
         change_at = {len(positions) // 2} if light_change else set()
         previous = reference = pose = None
-        look = {} if edition is None else {"edition": edition}
+        look: dict[str, Any] = {} if edition is None else {"edition": edition}
+        if clear_towers:
+            look.update(CLEAR_TOWERS)
         for scene in scene_series(seed + game, positions, frames_per_position=1, hands=False,
                                   light_change_at=change_at, size=size, **look):
             corners, position = truth_in_reader_convention(scene.truth)
@@ -481,6 +484,7 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
             previous = reading
     out: dict[str, Any] = {"games": games, "seed": seed, "size": list(size), "light_change": light_change,
                            **({"edition": edition} if edition is not None else {}),
+                           **({"towers": "clear plastic"} if clear_towers else {}),
                            "mode": "known pose, setup reference, previous reading"}
     out.update(with_memory.figures())
     out["ms_median"] = statistics.median(ms) if ms else None

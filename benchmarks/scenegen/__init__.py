@@ -6,7 +6,7 @@
     scene.truth["position"], scene.truth["corners_px"], scene.truth["lot_centers_px"], ...
 """
 
-from .params import Hand, Light, Mat, SceneParams
+from .params import CLEAR_TOWERS, Hand, Light, Mat, SceneParams
 from .positions import game_positions, parse_position
 from .render import Scene, render_scene
 from .files import write_scene
@@ -15,6 +15,7 @@ from .sampling import random_scene, sample_params
 from .series import scene_series
 
 __all__ = [
+    "CLEAR_TOWERS",
     "HARD_CASES",
     "Hand",
     "Light",

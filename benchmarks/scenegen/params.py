@@ -14,6 +14,8 @@ from typing import Any
 PRINTED_EDITIONS = ("A", "B", "C", "D")  # the four drawings a random scene picks from
 EDITIONS = PRINTED_EDITIONS + ("R",)  # R: a made-up drawing per scene (training on tile art no one has printed)
 TOWER_LOOKS = ("opaque", "translucent")
+#: the SceneParams fields of a set whose every tower is clear coloured plastic (the benches' --clear-towers)
+CLEAR_TOWERS = (("tower_look", "translucent"), ("tower_glass", 1.0))
 DOME_LOOKS = ("bead", "coin")
 TABLES = ("wood", "cloth", "plain", "check", "print")  # random scenes draw the first three
 

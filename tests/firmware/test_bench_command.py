@@ -51,7 +51,7 @@ def test_edition_is_an_option_of_the_benches_that_render_tiles_only(capsys: pyte
 
 def test_clear_towers_is_an_option_of_the_vision_and_app_benches_only(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "board", "--clear-towers"]) == 2
-    assert "--clear-towers is an option of bench vision and app only" in capsys.readouterr().err
+    assert "--clear-towers is an option of bench vision, vision-game and app only" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, error", [

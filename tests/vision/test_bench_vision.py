@@ -159,6 +159,19 @@ def test_in_game_bench_reads_with_the_setup_reference_and_the_previous_reading()
     assert out["ms_median"] > 0
 
 
+def test_in_game_bench_films_clear_towers_when_asked(monkeypatch: pytest.MonkeyPatch):
+    import scenegen
+
+    from bench_vision import bench_vision_in_game
+
+    filmed = []
+    real = scenegen.scene_series
+    monkeypatch.setattr(scenegen, "scene_series", lambda *a, **kw: filmed.append(kw) or real(*a, **kw))
+    out = bench_vision_in_game(games=1, seed=3, size=(640, 480), plies=1, clear_towers=True)
+    assert out["towers"] == "clear plastic"
+    assert filmed[0]["tower_look"] == "translucent" and filmed[0]["tower_glass"] == 1.0
+
+
 def _labelled_folder(tmp_path):
     """Two written scenes (one of them turned, so its record names the corners the other way round)."""
     import json

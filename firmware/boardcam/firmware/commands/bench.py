@@ -68,7 +68,7 @@ def register(subparsers: Any) -> None:
     bench.add_argument("--empty", action="store_true",
                        help="board and vision only: each scene's empty board with no hand (what the app's setup reads)")
     bench.add_argument("--clear-towers", action="store_true",
-                       help="vision and app only: every tower of clear coloured plastic (dark on a dark tile)")
+                       help="vision, vision-game and app only: every tower of clear coloured plastic (dark on a dark tile)")
     bench.add_argument("--exposure", type=float, default=None, metavar="F",
                        help="vision only: every scene's camera exposes F times what its auto exposure chose "
                             "(F < 1: darker, as one metering a bright cloth around the board)")
@@ -136,8 +136,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"bench {args.what}: --empty is an option of bench board and vision only")
         options["empty"] = True
     if getattr(args, "clear_towers", False):
-        if args.what not in ("vision", "app"):
-            raise InputError(f"bench {args.what}: --clear-towers is an option of bench vision and app only")
+        if args.what not in ("vision", "vision-game", "app"):
+            raise InputError(f"bench {args.what}: --clear-towers is an option of bench vision, vision-game and app only")
         options["clear_towers"] = True
     if getattr(args, "exposure", None) is not None:
         if args.what != "vision":
