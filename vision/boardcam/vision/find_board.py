@@ -58,6 +58,7 @@ to the tile size, or to the other candidates — not to one set of renders.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -1181,12 +1182,7 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     why: BoardNotFoundError | None = None
     misshapen: BoardFit | None = None  # the first grid found that is no array of square tiles
     faint_outline: BoardFit | None = None  # an outlined array on a printed cloth whose seams barely show
-    coarse: list[np.ndarray] = []  # seam_segments(small), once found
-
-    def coarse_segments() -> np.ndarray:
-        if not coarse:
-            coarse.append(seam_segments(small))
-        return coarse[0]
+    coarse_segments: Callable[[], np.ndarray] = functools.cache(lambda: seam_segments(small))  # found once, if asked
 
     if not mask.any():
         why = BoardNotFoundError("no tile array found: nothing on the table stands out from it")
