@@ -150,7 +150,7 @@ class PlayersAtTheTable(NullDisplay):
 
 def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
              size: tuple[int, int] = (820, 616), glitch_rate: float = GLITCH_RATE,
-             edition: str | None = None, clear_towers: bool = False) -> dict[str, Any]:
+             edition: str | None = None, clear_towers: bool = False, towers: str = "opaque") -> dict[str, Any]:
     game, positions, illegal = game_with_a_mistake(seed)
     pictures = 2 * len(positions)
     look: tuple[tuple[str, Any], ...] = () if edition is None else (("edition", edition),)
@@ -170,7 +170,7 @@ def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
     elif reader == "noisy":
         read = noisy_reader(current, seed, rate=glitch_rate)
     else:
-        read = vision_reader(None)
+        read = vision_reader(_told(towers))
     with tempfile.TemporaryDirectory() as logs:
         lights = NoLights()
         loop = create_loop(Config(), source=source, reader=read, lights=lights,
@@ -201,6 +201,17 @@ def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
     }
 
 
+def _told(towers: str) -> Any:
+    """The calibration of a table whose players told the app its towers (``boardcam calibrate towers``),
+    or None (told nothing)."""
+    if towers == "opaque":
+        return None
+    from boardcam.calibration.store import Calibration
+    from boardcam.vision import Appearance
+
+    return Calibration(appearance=Appearance(towers=towers).to_json())
+
+
 def _key(position: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
     return tuple(sorted((lot, s["kind"], s["color"]) for lot, s in position["structures"].items()))
 
@@ -208,7 +219,7 @@ def _key(position: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:
 def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: int = 100,
               reader: str = "vision", size: tuple[int, int] = (820, 616),
               glitch_rate: float = GLITCH_RATE, edition: str | None = None,
-              clear_towers: bool = False) -> dict[str, Any]:
+              clear_towers: bool = False, towers: str = "opaque") -> dict[str, Any]:
     """Figures over ``games`` generated games (``count`` is the CLI's name for the same).
 
     ``reader``: "vision" (the real one), "truth" (the scenes' ground truth) or
@@ -216,13 +227,15 @@ def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: 
     ``edition``: every game's tiles printed in this edition ("R": art made up
     per game, which no fitted part of the vision has seen).  ``clear_towers``:
     every tower of clear coloured plastic, as many real pyramids are (the
-    default games draw the renderer's mix of opaque and milky ones)."""
+    default games draw the renderer's mix of opaque and milky ones).  ``towers``: what
+    the app is told the set's towers are, as ``boardcam calibrate towers`` tells it
+    ("opaque": told nothing)."""
     if count is not None:
         games = count
     if reader not in ("vision", "truth", "noisy"):
         raise ValueError(f"reader: expected vision, truth or noisy, got {reader!r}")
     results = [run_game(seed + g, fps=fps, reader=reader, size=size, glitch_rate=glitch_rate, edition=edition,
-                        clear_towers=clear_towers)
+                        clear_towers=clear_towers, towers=towers)
                for g in range(games)]
     latencies = sorted(x for r in results for x in r["latencies_ms"])
     p95 = latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))] if latencies else None
@@ -234,6 +247,7 @@ def bench_app(games: int = 3, fps: int = 30, *, count: int | None = None, seed: 
         **({"glitch_rate": glitch_rate} if reader == "noisy" else {}),
         **({"edition": edition} if edition is not None else {}),
         **({"towers": "clear plastic"} if clear_towers else {}),
+        **({"towers_told": towers} if towers != "opaque" else {}),
         "frame_size": list(size),
         "median_ms": round(statistics.median(latencies), 1) if latencies else None,
         "p95_ms": round(p95, 1) if p95 is not None else None,

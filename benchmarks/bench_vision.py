@@ -255,10 +255,20 @@ def hidden_icon_guess(position: dict[str, Any]) -> tuple[float, float]:
     return lost, all_right
 
 
+def told_appearance(towers: str) -> Any:
+    """What a reader told the set's towers (``boardcam calibrate towers``) is given, or None when told nothing."""
+    from boardcam.vision import Appearance
+
+    return None if towers == "opaque" else Appearance(towers=towers)
+
+
 def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640, 1232),
                  edition: str | None = None, clear_towers: bool = False, empty: bool = False,
-                 exposure: float | None = None) -> dict[str, Any]:
+                 exposure: float | None = None, towers: str = "opaque") -> dict[str, Any]:
     """Read ``count`` generated scenes twice; returns the figures described in the module docstring.
+
+    ``towers``: what the reader is told the set's towers are (``Appearance.towers``, as
+    ``boardcam calibrate towers`` stores it); "opaque" is a reader told nothing.
 
     ``exposure``: every scene's camera exposes this many times what its auto
     exposure chose (the generator's own ``exposure``, which otherwise draws
@@ -276,6 +286,7 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
     from boardcam.vision import BoardNotFoundError, BoardPose, read_board
 
     cv2.setNumThreads(1)  # "one core of this machine"
+    told = told_appearance(towers)
     known, scratch = _Tally(), _Tally()
     ms_scratch: list[float] = []
     ms_known: list[float] = []
@@ -298,14 +309,14 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
             clean_boards += 1
         ms_reference.append(_reference_ms(image))
         pose = BoardPose({k: tuple(v) for k, v in corners.items()})
-        read_board(image, pose=pose)  # warm the warp-map cache, as the app's second frame would
+        read_board(image, pose=pose, appearance=told)  # warm the warp-map cache, as the app's second frame would
         start = time.perf_counter()
-        reading = read_board(image, pose=pose)
+        reading = read_board(image, pose=pose, appearance=told)
         ms_known.append((time.perf_counter() - start) * 1000)
         known.add(reading, position, occluded, seed + index)
         start = time.perf_counter()
         try:
-            found = read_board(image)
+            found = read_board(image, appearance=told)
         except BoardNotFoundError:
             found = None
         ms_scratch.append((time.perf_counter() - start) * 1000)
@@ -316,6 +327,8 @@ def bench_vision(count: int = 200, seed: int = 0, size: tuple[int, int] = (1640,
         out["edition"] = edition
     if clear_towers:
         out["towers"] = "clear plastic"
+    if told is not None:
+        out["towers_told"] = towers
     if empty:
         out["boards"] = "empty (the app's setup frame)"
     if exposure is not None:
@@ -438,7 +451,8 @@ def differences(reading: Any, position: dict[str, Any]) -> list[dict[str, Any]]:
 
 def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] = (1640, 1232),
                          light_change: bool = True, plies: int | None = None,
-                         edition: str | None = None, clear_towers: bool = False) -> dict[str, Any]:
+                         edition: str | None = None, clear_towers: bool = False,
+                         towers: str = "opaque") -> dict[str, Any]:
     """Reading as the app reads during a game: the same camera frame after frame.
 
     Each game is a random legal game rendered move by move with one camera
@@ -451,13 +465,14 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
     show what the memory of the last reading adds.  ``plies`` cuts each game
     short (for quick checks).  ``edition``: every game's tiles printed in
     that edition ("R": art made up per game).  ``clear_towers``: every tower
-    of clear coloured plastic (as ``bench_vision``).
+    of clear coloured plastic, and ``towers`` what the reader is told (as ``bench_vision``).
     """
     from scenegen import CLEAR_TOWERS, game_positions, scene_series
 
     from boardcam.vision import BoardPose, empty_board_reference, read_board
 
     cv2.setNumThreads(1)
+    told = told_appearance(towers)
     with_memory, single = _Tally(), _Tally()
     ms: list[float] = []
     for game in range(games):
@@ -472,19 +487,21 @@ def bench_vision_in_game(games: int = 4, seed: int = 900, size: tuple[int, int] 
             corners, position = truth_in_reader_convention(scene.truth)
             if pose is None:
                 pose = BoardPose({k: tuple(v) for k, v in corners.items()})
-                first = read_board(scene.image, pose=pose)
+                first = read_board(scene.image, pose=pose, appearance=told)
                 reference = empty_board_reference(scene.image, pose, tiles=first.position_dict["tiles"])
-                previous = read_board(scene.image, pose=pose, reference=reference)
+                previous = read_board(scene.image, pose=pose, reference=reference, appearance=told)
                 continue
             start = time.perf_counter()
-            reading = read_board(scene.image, pose=pose, reference=reference, previous=previous)
+            reading = read_board(scene.image, pose=pose, reference=reference, previous=previous, appearance=told)
             ms.append((time.perf_counter() - start) * 1000)
             with_memory.add(reading, position, False, seed + game)
-            single.add(read_board(scene.image, pose=pose, reference=reference), position, False, seed + game)
+            single.add(read_board(scene.image, pose=pose, reference=reference, appearance=told), position, False,
+                       seed + game)
             previous = reading
     out: dict[str, Any] = {"games": games, "seed": seed, "size": list(size), "light_change": light_change,
                            **({"edition": edition} if edition is not None else {}),
                            **({"towers": "clear plastic"} if clear_towers else {}),
+                           **({"towers_told": towers} if told is not None else {}),
                            "mode": "known pose, setup reference, previous reading"}
     out.update(with_memory.figures())
     out["ms_median"] = statistics.median(ms) if ms else None

@@ -284,3 +284,26 @@ def test_board_from_a_live_source(  # type: ignore[no-untyped-def]
     assert main(["calibrate", "board", "--source", f"replay:{folder}", "--dry-run"]) == 0
     assert "row 1 at the bottom" in capsys.readouterr().out
     assert not (private_state / "calibration.json").exists()  # --dry-run saves nothing
+
+
+def test_towers_step_stores_the_look_and_keeps_what_was_learned(
+    private_state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from boardcam.calibration.store import Calibration, save_calibration
+    from boardcam.firmware.commands import TOWER_LOOKS
+    from boardcam.vision.models import TOWER_LOOKS as VISION_TOWER_LOOKS
+
+    assert TOWER_LOOKS == VISION_TOWER_LOOKS  # the parser's names are the vision's
+    save_calibration(Calibration(appearance={"tile_mm": 60.0, "colours": {}, "white_balance": [1.0, 1.1, 0.9]}))
+    assert main(["calibrate", "towers", "clear"]) == 0
+    assert "towers read as clear plastic" in capsys.readouterr().out
+    stored, _ = load_calibration_with_message(private_state / "calibration.json")
+    assert stored is not None and stored.appearance is not None
+    assert stored.appearance["towers"] == "clear" and stored.appearance["tile_mm"] == 60.0
+    assert stored.learned_appearance().towers == "clear" and stored.learned_appearance().white_balance == (1.0, 1.1, 0.9)
+    assert main(["calibrate", "show"]) == 0
+    shown = capsys.readouterr().out
+    assert "towers    clear plastic" in shown and "pieces    no" in shown  # told, not taught
+    assert main(["calibrate", "towers", "opaque"]) == 0
+    again, _ = load_calibration_with_message(private_state / "calibration.json")
+    assert again is not None and again.learned_appearance().towers == "opaque"

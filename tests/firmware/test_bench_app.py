@@ -43,6 +43,24 @@ def test_clear_towers_films_every_tower_in_clear_plastic(monkeypatch: pytest.Mon
     assert "tower_look" not in usual.value.args[0] and "tower_glass" not in usual.value.args[0]
 
 
+def test_the_app_is_told_the_towers_as_calibrate_towers_tells_it(monkeypatch: pytest.MonkeyPatch):
+    import bench_app
+
+    class Told(Exception):
+        pass
+
+    def reader(calibration):
+        raise Told(calibration)
+
+    monkeypatch.setattr(bench_app, "vision_reader", reader)
+    with pytest.raises(Told) as clear:
+        bench_app.run_game(100, towers="clear")
+    assert clear.value.args[0].learned_appearance().towers == "clear"
+    with pytest.raises(Told) as untold:
+        bench_app.run_game(100)
+    assert untold.value.args[0] is None
+
+
 def test_the_noisy_reader_misreads_one_piece_confidently_for_a_few_readings():
     from bench_app import noisy_reader
 

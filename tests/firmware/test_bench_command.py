@@ -41,11 +41,16 @@ def test_count_and_seed_become_each_harness_own_names() -> None:
         harness_options("drift", 0, None)
 
 
-def test_edition_is_an_option_of_the_benches_that_render_tiles_only(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "engine", "--edition", "R"]) == 2
-    assert "--edition is an option of bench vision, vision-game, hard-cases, app and board only" in capsys.readouterr().err
+@pytest.mark.parametrize("option, good, bad, elsewhere, error", [
+    ("--edition", "R", "Z", "engine", "--edition is an option of bench vision, vision-game, hard-cases, app and board only"),
+    ("--towers", "clear", "glass", "board", "--towers is an option of bench vision, vision-game and app only"),
+])
+def test_a_choice_is_refused_by_the_benches_without_it_and_outside_its_choices(
+        capsys: pytest.CaptureFixture[str], option: str, good: str, bad: str, elsewhere: str, error: str) -> None:
+    assert main(["bench", elsewhere, option, good]) == 2
+    assert error in capsys.readouterr().err
     with pytest.raises(SystemExit) as refused:  # argparse names the choices
-        main(["bench", "vision", "--edition", "Z"])
+        main(["bench", "vision", option, bad])
     assert refused.value.code == 2
 
 

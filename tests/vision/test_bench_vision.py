@@ -129,6 +129,19 @@ def test_bench_shows_clear_towers_when_asked(monkeypatch: pytest.MonkeyPatch):
     assert drawn[0]["tower_look"] == "translucent" and drawn[0]["tower_glass"] == 1.0
 
 
+def test_bench_tells_the_reader_the_towers_when_asked(monkeypatch: pytest.MonkeyPatch):
+    import bench_vision as module
+
+    from boardcam.vision import reader
+
+    told = []
+    real = reader.analyse
+    monkeypatch.setattr(reader, "analyse", lambda *a, **kw: told.append(a[2]) or real(*a, **kw))
+    out = bench_vision(count=1, seed=5, size=(640, 480), clear_towers=True, towers="clear")
+    assert out["towers_told"] == "clear" and told and all(a.towers == "clear" for a in told)
+    assert module.told_appearance("opaque") is None  # told nothing: read as every table without a calibration
+
+
 def test_bench_renders_every_camera_exposed_as_asked(monkeypatch: pytest.MonkeyPatch):
     import scenegen
 

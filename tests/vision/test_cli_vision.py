@@ -75,3 +75,17 @@ def test_read_warns_about_a_board_no_legal_game_leaves(make_scene, tmp_path, cap
     cv2.imwrite(str(legal), make_scene({"B1": {"kind": "dome", "color": "red"}}, edition="D", table="plain").image)
     assert main(["read", str(legal)]) == 0
     assert "no legal game" not in capsys.readouterr().err
+
+
+def test_read_is_told_the_towers_over_the_calibration(make_scene, tmp_path, capsys, monkeypatch):
+    from boardcam.vision import reader
+
+    sc = make_scene({"C3": {"kind": "tower", "color": "red", "cap": None}}, edition="D", table="plain")
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), sc.image)
+    told = []
+    real = reader.analyse
+    monkeypatch.setattr(reader, "analyse", lambda *a, **kw: told.append(a[2]) or real(*a, **kw))
+    assert main(["read", str(frame), "--towers", "clear"]) == 0
+    assert json.loads(capsys.readouterr().out)["game"] == "alien-city"
+    assert told and all(appearance.towers == "clear" for appearance in told)

@@ -172,3 +172,14 @@ def test_an_unsure_board_is_read_again_in_the_mirrors_until_sure_and_a_sure_one_
     count = _views_while_unsure(means, least_sure + 1e-3)
     assert again.count == count and np.allclose(again.mean, means[count - 1], atol=1e-6)
     assert first.with_views(1, unsure_below=least_sure - 1e-3) is first
+
+
+def test_each_look_of_towers_has_its_own_shipped_network():
+    usual, clear = lot_net.board_net("opaque"), lot_net.board_net("clear")
+    assert all(path.is_file() for path in lot_net.WEIGHTS_FOR_TOWERS.values())
+    assert usual is not None and clear is not None and (usual.towers, clear.towers) == ("opaque", "clear")
+    assert usual.model is not clear.model
+    assert not np.array_equal(usual.model["stem.weight"], clear.model["stem.weight"])
+    assert clear.confidence_map is not None and 0.5 < clear.confidence_map["sure_from"] < 1.0
+    with pytest.raises(ValueError, match="towers: 'glass'"):
+        lot_net.board_net("glass")

@@ -53,6 +53,14 @@ def test_appearance_round_trip_and_bounds():
         Appearance.from_json({"white_balance": [1, 2]})
 
 
+def test_appearance_says_what_the_towers_are_made_of_and_older_files_mean_opaque():
+    assert Appearance.from_json({}).towers == "opaque"  # a calibration written before the setting
+    clear = Appearance(towers="clear")
+    assert Appearance.from_json(clear.to_json()).towers == "clear"
+    with pytest.raises(FormatError, match="appearance.towers: 'glass' is not one of opaque, clear"):
+        Appearance.from_json({"towers": "glass"})
+
+
 def test_empty_board_reference_round_trip_and_errors():
     import numpy as np
 

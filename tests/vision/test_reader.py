@@ -575,9 +575,9 @@ def test_an_unsure_frame_reads_up_to_four_views_alone_and_two_against_the_setup_
     counts: list[int] = []
     real = reader_module._with_net_output
 
-    def counted(read, *args, **kwargs):
+    def counted(net, read, *args, **kwargs):
         counts.append(read.count)
-        return real(read, *args, **kwargs)
+        return real(net, read, *args, **kwargs)
 
     monkeypatch.setattr(reader_module, "_with_net_output", counted)
     monkeypatch.setattr(reader_module, "SECOND_VIEW_BELOW", 1.01)  # no lot is ever that sure
@@ -676,3 +676,29 @@ def test_a_print_lot_unchanged_since_a_reading_that_found_it_print_stays_empty()
     assert reader_module._print_as_vouched(reference, analysis, took_print, changed) == []
     seen[lot] = expected[lot]
     assert reader_module._print_as_vouched(reference, analysis, took_dome, changed) == [lot]
+
+
+def test_the_network_read_with_is_the_one_fitted_for_the_tables_towers(make_scene):
+    """A table told its towers are clear is read by the clear network, otherwise by the usual one; the
+    clear one reads clear towers on a card of their own colour and on a black card."""
+    from boardcam.vision import Appearance
+    from boardcam.vision.reader import net_for
+
+    from .conftest import simple_position
+
+    assert net_for(None).towers == "opaque" and net_for(Appearance()).towers == "opaque"
+    assert net_for(Appearance(towers="clear")).towers == "clear"
+    tiles = simple_position()["tiles"]
+
+    def free_lot(colour: str) -> str:
+        key = next(k for k, tile in tiles.items() if tile["color"] == colour and k[0] in "CE" and k[1:] in ("3", "5"))
+        col, row = key[0], int(key[1:])
+        return next(lot for lot in (f"{col}{row}", f"{chr(ord(col) + 1)}{row}") if lot != tiles[key]["icon"])
+
+    built = {free_lot("green"): {"kind": "tower", "color": "green", "cap": None},
+             free_lot("black"): {"kind": "tower", "color": "red", "cap": None}}
+    sc = make_scene(built, edition="D", table="plain", tower_look="translucent", tower_glass=1.0)
+    corners, truth = truth_in_reader_convention(sc.truth)
+    pose = BoardPose({k: tuple(v) for k, v in corners.items()})
+    reading = read_board(sc.image, pose=pose, appearance=Appearance(towers="clear"))
+    assert reading.position_dict["structures"] == truth["structures"]

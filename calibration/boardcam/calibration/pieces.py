@@ -45,6 +45,7 @@ __all__ = [
     "sample_regions",
     "learn_piece_colours",
     "teach_pieces",
+    "with_towers",
 ]
 
 #: One piece of each kind and colour, one lot apart (no shadows or leaning
@@ -348,3 +349,22 @@ def teach_pieces(
     except InputError:  # the check is a courtesy; what was learned stands
         checked = {}
     return TeachResult(learned=learned, calibration=updated, read_back=checked)
+
+
+def with_towers(calibration: Calibration, towers: str) -> Calibration:
+    """``calibration`` told what the set's towers are made of (vision's ``Appearance.towers``).
+
+    Why a setting and not a measurement: a clear tower standing on a card
+    of its own colour, or on a black one, shows the card through it, and no
+    lot-sized view tells it from the bare card, so each look has its own
+    fitted network.  The players know whether their pyramids are see-through;
+    the frame alone, one lot at a time, does not.  Everything else the
+    appearance holds is kept.
+    """
+    from boardcam.vision.models import TOWER_LOOKS
+
+    if towers not in TOWER_LOOKS:
+        raise InputError(f"towers: {towers!r} is not one of {', '.join(TOWER_LOOKS)}")
+    appearance = dict(calibration.appearance or {"tile_mm": 51.0, "colours": {}, "white_balance": None})
+    appearance["towers"] = towers
+    return calibration.updated(appearance=appearance)

@@ -41,9 +41,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL
+from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL, TOWER_LOOKS
 
 WEIGHTS = Path(__file__).with_name("lot_net.npz")
+#: the weights fitted for each look of towers (models.TOWER_LOOKS): the usual ones on opaque and milky
+#: towers, the others refined from them on scenes whose towers are all clear plastic (docs/vision.md)
+WEIGHTS_FOR_TOWERS = {"opaque": WEIGHTS, "clear": WEIGHTS.with_name("lot_net_clear.npz")}
 
 STRUCTURE_COLOURS = ("red", "blue", "green", "black")
 CAPS = (None, "white", "black")
@@ -358,6 +361,27 @@ def confidence_map(model: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     return {"x": np.asarray(model["confidence_x"]).tolist(), "y": np.asarray(model["confidence_y"]).tolist(),
             "sure_from": float(model["sure_from"])}
+
+
+@dataclass(frozen=True)
+class BoardNet:
+    """One fitted network and the map from its answers' probability to their held-out accuracy."""
+
+    model: dict[str, Any] = field(repr=False, compare=False)
+    confidence_map: dict[str, Any] | None
+    towers: str = "opaque"
+
+
+@lru_cache(maxsize=None)
+def board_net(towers: str = "opaque") -> BoardNet | None:
+    """The network fitted for a set whose towers look as ``towers`` (one of models.TOWER_LOOKS), or None
+    when no weights are installed.  A look without weights of its own is read with the usual ones."""
+    if towers not in TOWER_LOOKS:
+        raise ValueError(f"towers: {towers!r} is not one of {', '.join(TOWER_LOOKS)}")
+    model = load_model(WEIGHTS_FOR_TOWERS[towers])
+    if model is None:
+        model, towers = load_model(WEIGHTS), "opaque"
+    return None if model is None else BoardNet(model, confidence_map(model), towers)
 
 
 DOMES = slice(1, 5)

@@ -25,6 +25,9 @@ TILES_TALL = 5
 LOTS_WIDE = 2 * TILES_WIDE
 LOTS_TALL = 2 * TILES_TALL
 
+#: What a set's towers can be made of (``Appearance.towers``): opaque or milky plastic, or clear.
+TOWER_LOOKS = ("opaque", "clear")
+
 
 def _number(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -358,12 +361,18 @@ class Appearance:
       means estimate per frame.
     * ``reference`` – the empty board seen at setup
       (:class:`EmptyBoardReference`); with it reading is a difference test.
+    * ``towers`` – one of ``TOWER_LOOKS``: ``"opaque"`` (opaque or milky
+      plastic, the default) or ``"clear"`` (clear coloured plastic, through
+      which the card below shows).  Each has its own fitted board network:
+      no lot-sized view can tell a clear tower on its own colour from the
+      bare card, but the whole table's set is one or the other.
     """
 
     tile_mm: float = 51.0
     colours: Mapping[str, ColourStats] = field(default_factory=dict)
     white_balance: tuple[float, float, float] | None = None
     reference: EmptyBoardReference | None = None
+    towers: str = "opaque"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -371,6 +380,7 @@ class Appearance:
             "colours": {name: stats.to_json() for name, stats in sorted(self.colours.items())},
             "white_balance": list(self.white_balance) if self.white_balance else None,
             "reference": self.reference.to_json() if self.reference is not None else None,
+            "towers": self.towers,
         }
 
     @classmethod
@@ -391,4 +401,7 @@ class Appearance:
             gains = tuple(_number(v, "appearance.white_balance") for v in wb)
         ref = data.get("reference")
         reference = EmptyBoardReference.from_json(ref) if ref is not None else None
-        return cls(tile_mm, colours, gains, reference)  # type: ignore[arg-type]
+        towers = data.get("towers", "opaque")
+        if towers not in TOWER_LOOKS:
+            raise FormatError(f"appearance.towers: {towers!r} is not one of {', '.join(TOWER_LOOKS)}")
+        return cls(tile_mm, colours, gains, reference, towers)  # type: ignore[arg-type]

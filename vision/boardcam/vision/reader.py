@@ -286,10 +286,19 @@ def _load_models() -> tuple[dict[str, Any] | None, ...]:
 
 (FIRST_LOOK_MODEL, FINAL_MODEL, CONFIDENCE_MAP, REFERENCE_MODEL, REFERENCE_CONFIDENCE_MAP, CAP_MODEL,
  TOWER_COLOUR_MODEL) = _load_models()
-BOARD_NET = lot_net.load_model()
-BOARD_NET_CONFIDENCE_MAP = lot_net.confidence_map(BOARD_NET)
-#: the network probability from which the board network's answers are reported as sure (SURE and up)
-SURE_FROM_RAW = float((BOARD_NET_CONFIDENCE_MAP or {}).get("sure_from", by_the_rules.UNSURE))
+#: the board network for a set whose towers are opaque or milky, the default (see net_for)
+BOARD_NET = lot_net.board_net()
+BOARD_NET_CONFIDENCE_MAP = BOARD_NET.confidence_map if BOARD_NET is not None else None
+
+
+def net_for(appearance: Appearance | None) -> lot_net.BoardNet | None:
+    """The board network fitted for this table's towers (``Appearance.towers``; opaque when not known)."""
+    return lot_net.board_net(appearance.towers) if appearance is not None else BOARD_NET
+
+
+def sure_from_raw(net: lot_net.BoardNet | None) -> float:
+    """The network probability from which ``net``'s answers are reported as sure (SURE and up)."""
+    return float(((net.confidence_map if net is not None else None) or {}).get("sure_from", by_the_rules.UNSURE))
 
 
 def calibrated(raw: np.ndarray, confidence_map: dict[str, Any] | None = CONFIDENCE_MAP) -> np.ndarray:
@@ -327,6 +336,7 @@ class LotAnalysis:
     structure_probs: np.ndarray | None = None  # (80, len(lot_net.CLASSES)) when the board network read the lots
     covered_probs: np.ndarray | None = None  # (80,) the network's belief that a hand covers the lot
     net_views: lot_net.Views | None = None  # the network's views of the board these came from
+    net: lot_net.BoardNet | None = None  # the network that read them
 
 
 def analyse(
@@ -355,7 +365,8 @@ def analyse(
         final_model = REFERENCE_MODEL if with_reference and REFERENCE_MODEL is not None else FINAL_MODEL
     if second is None:
         second = {"caps": CAP_MODEL, "tower_colours": TOWER_COLOUR_MODEL}
-    use_net = models is None and BOARD_NET is not None
+    net = net_for(appearance)
+    use_net = models is None and net is not None
     t0 = time.perf_counter()
     lab = geometry.board_view(lab_all)
     seen = lot_grid(lab, LOT_PX)
@@ -376,22 +387,24 @@ def analyse(
         t1 = time.perf_counter()
         timing["tiles"] = (t1 - t0) * 1000
     if use_net:
+        assert net is not None
         if with_reference:
-            analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, True, appearance, lab,
+            analysis = _analyse_with_net(net, lab_all, geometry, seen, expected_seen, first, True, appearance, lab,
                                          views, SECOND_VIEW_BELOW, REFERENCE_MOST_VIEWS)
         else:
             # the empty looks may be read again (below): the extra views wait until they are kept
-            analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, False, appearance, lab, views)
+            analysis = _analyse_with_net(net, lab_all, geometry, seen, expected_seen, first, False, appearance, lab,
+                                         views)
             second_look = _second_look(look, 1.0 - analysis.kind_probs[:, 0], tiles)
             if second_look is not None:
                 # the first look took a print for a piece (tile art it has not
                 # seen): the icons and the empty looks are read again with the
                 # network's pieces, and the lots against those
                 tiles, expected_seen = _tiles_from_frame(lab, seen, canon, *second_look, look.votes)
-                analysis = _analyse_with_net(lab_all, geometry, seen, expected_seen, first, False, appearance, lab,
-                                             views, SECOND_VIEW_BELOW)
+                analysis = _analyse_with_net(net, lab_all, geometry, seen, expected_seen, first, False, appearance,
+                                             lab, views, SECOND_VIEW_BELOW)
             elif analysis.net_views is not None and analysis.net_views.unsure(SECOND_VIEW_BELOW):
-                analysis = _with_net_output(analysis.net_views.with_views(views, SECOND_VIEW_BELOW), seen,
+                analysis = _with_net_output(net, analysis.net_views.with_views(views, SECOND_VIEW_BELOW), seen,
                                             expected_seen, first, appearance, lab)
         timing["lots"] = (time.perf_counter() - t1) * 1000
         return tiles, analysis
@@ -584,6 +597,7 @@ def _colours_from_icon_groups(
 
 
 def _analyse_with_net(
+    net: lot_net.BoardNet,
     lab_all: np.ndarray,
     geometry: Any,
     seen: np.ndarray,
@@ -597,14 +611,13 @@ def _analyse_with_net(
     most_views: int = len(lot_net.MIRRORS),
 ) -> LotAnalysis:
     """Every lot's structure from the board network (see lot_net.read_views), as a LotAnalysis."""
-    assert BOARD_NET is not None
-    read = lot_net.read_views(lab_all, geometry, expected, with_reference, BOARD_NET, views, unsure_below,
+    read = lot_net.read_views(lab_all, geometry, expected, with_reference, net.model, views, unsure_below,
                               most_views)
-    return _with_net_output(read, seen, expected, first, appearance, lab_board)
+    return _with_net_output(net, read, seen, expected, first, appearance, lab_board)
 
 
-def _with_net_output(read: lot_net.Views, seen: np.ndarray, expected: np.ndarray, first: np.ndarray,
-                     appearance: Appearance | None, lab_board: np.ndarray) -> LotAnalysis:
+def _with_net_output(net: lot_net.BoardNet, read: lot_net.Views, seen: np.ndarray, expected: np.ndarray,
+                     first: np.ndarray, appearance: Appearance | None, lab_board: np.ndarray) -> LotAnalysis:
     """The LotAnalysis of the network's views.
 
     The kind, colour and cap probabilities are the network's joint answer
@@ -621,7 +634,7 @@ def _with_net_output(read: lot_net.Views, seen: np.ndarray, expected: np.ndarray
     kind, dome, tower, cap = lot_net.marginals(joint)
     empty = np.zeros((80, 0), np.float32)
     return LotAnalysis(empty, first, kind, dome, tower, cap, lots_stage.difference(seen, expected), empty, empty,
-                       seen, expected, joint, output[:, lot_net.COVERED], read)
+                       seen, expected, joint, output[:, lot_net.COVERED], read, net)
 
 
 def _light_range(lab_board: np.ndarray) -> tuple[float, float]:
@@ -740,8 +753,8 @@ def read_board(
     moved_beside = departure is not None and previous is not None and previous.around is not None \
         and surroundings_changed(previous.around, around) >= SURROUNDINGS_SHARE
     timing["occlusion"] = (time.perf_counter() - t0) * 1000
-    if analysis.structure_probs is not None:
-        confidence_map = BOARD_NET_CONFIDENCE_MAP
+    if analysis.structure_probs is not None and analysis.net is not None:
+        confidence_map = analysis.net.confidence_map
     elif reference is not None and REFERENCE_MODEL is not None:
         confidence_map = REFERENCE_CONFIDENCE_MAP
     else:
@@ -837,7 +850,7 @@ def _mended_by_the_rules(lots: dict[int, LotReading], analysis: LotAnalysis,
     """
     if analysis.structure_probs is None:
         return lots
-    change = by_the_rules.mend(analysis.structure_probs, tiles, unsure=SURE_FROM_RAW)
+    change = by_the_rules.mend(analysis.structure_probs, tiles, unsure=sure_from_raw(analysis.net))
     if not change:
         return lots
     out = dict(lots)
@@ -954,7 +967,8 @@ def _icons_seen_in_print(tiles: dict[str, TileReading], lots: dict[int, LotReadi
     built = [lot for lot, reading in lots.items() if reading.kind is not None]
     if analysis.structure_probs is None:
         return tiles, lots
-    suspects = {lot for lot in built if lots[lot].confidence < SURE_FROM_RAW
+    sure = sure_from_raw(analysis.net)
+    suspects = {lot for lot in built if lots[lot].confidence < sure
                 and any(lots[int(other)].kind is None for other in TILE_LOT_IDS[TILE_OF_LOT[lot]])}
     if not suspects or len(built) - len(suspects) > AGREEMENT_CHECKED_PIECES:
         return tiles, lots

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from boardcam.engine.errors import InputError
+from boardcam.firmware.commands import TOWER_LOOKS
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,9 @@ def register(subparsers: Any) -> None:
                        help="board and vision only: each scene's empty board with no hand (what the app's setup reads)")
     bench.add_argument("--clear-towers", action="store_true",
                        help="vision, vision-game and app only: every tower of clear coloured plastic (dark on a dark tile)")
+    bench.add_argument("--towers", choices=TOWER_LOOKS, default=None,
+                       help="vision, vision-game and app only: what the reader is told the set's towers are, "
+                            "as `boardcam calibrate towers` tells it (default: not told, read as opaque)")
     bench.add_argument("--exposure", type=float, default=None, metavar="F",
                        help="vision only: every scene's camera exposes F times what its auto exposure chose "
                             "(F < 1: darker, as one metering a bright cloth around the board)")
@@ -139,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
         if args.what not in ("vision", "vision-game", "app"):
             raise InputError(f"bench {args.what}: --clear-towers is an option of bench vision, vision-game and app only")
         options["clear_towers"] = True
+    if getattr(args, "towers", None) is not None:
+        if args.what not in ("vision", "vision-game", "app"):
+            raise InputError(f"bench {args.what}: --towers is an option of bench vision, vision-game and app only")
+        options["towers"] = args.towers
     if getattr(args, "exposure", None) is not None:
         if args.what != "vision":
             raise InputError(f"bench {args.what}: --exposure is an option of bench vision only")

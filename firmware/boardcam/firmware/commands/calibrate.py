@@ -18,6 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 from boardcam.engine.errors import InputError
+from boardcam.firmware.commands import TOWER_LOOKS
+
+#: how ``calibrate towers`` and ``calibrate show`` name each look
+TOWER_WORDS = {"opaque": "opaque or milky plastic", "clear": "clear plastic"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -77,6 +81,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     pieces.add_argument("--show", action="store_true", help="only print where to put the pieces")
     _add_result_options(pieces)
     pieces.set_defaults(func=run_pieces)
+
+    towers = steps.add_parser("towers", help="say whether the set's pyramids are opaque (or milky) or clear plastic")
+    towers.add_argument("look", choices=TOWER_LOOKS,
+                        help="opaque: solid or milky plastic (the default); clear: see-through coloured plastic")
+    _add_calibration_option(towers)
+    towers.set_defaults(func=run_towers)
 
     settings = steps.add_parser(
         "settings", help="fix exposure, gain, white balance and focus at what the camera settled on"
@@ -383,6 +393,15 @@ def run_pieces(args: argparse.Namespace) -> int:
     return _finish(args, result.to_json(), [result.summary()], lambda: result.calibration)
 
 
+# --------------------------------------------------------------------- towers
+def run_towers(args: argparse.Namespace) -> int:
+    from boardcam.calibration.pieces import with_towers
+
+    path = _save(with_towers(_existing_calibration(args.calibration), args.look), args.calibration)
+    print(f"towers read as {TOWER_WORDS[args.look]}; saved to {path}")
+    return 0
+
+
 # --------------------------------------------------------------------- settings
 def run_settings(args: argparse.Namespace) -> int:
     from boardcam.calibration.settings import CameraSettings, freeze_settings
@@ -423,13 +442,15 @@ def run_show(args: argparse.Namespace) -> int:
     parts = {
         "camera": calibration.intrinsics is not None,
         "board": calibration.board is not None,
-        "pieces": calibration.appearance is not None,
+        "pieces": bool((calibration.appearance or {}).get("colours")),
         "mat": calibration.mat is not None,
         "settings": not calibration.camera_settings.is_automatic,
     }
     print(f"{path} (version {calibration.version}, {calibration.created})")
     for name, done in parts.items():
         print(f"  {name:9} {'yes' if done else 'no'}")
+    towers = (calibration.appearance or {}).get("towers", "opaque")
+    print(f"  {'towers':9} {TOWER_WORDS.get(towers, towers)}")
     if calibration.intrinsics is not None:
         print(f"  camera RMS {calibration.intrinsics.get('rms_px', float('nan')):.3f} px")
     return 0

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from boardcam.engine.errors import InputError
+from boardcam.firmware.commands import TOWER_LOOKS
 
 
 def register(subparsers: Any) -> None:
@@ -23,6 +24,9 @@ def register(subparsers: Any) -> None:
         metavar="EMPTY",
         help="a frame of the same table with the empty array (same camera): read by difference against it",
     )
+    read.add_argument("--towers", choices=TOWER_LOOKS, default=None,
+                      help="what the set's pyramids are made of, over what the calibration says "
+                           "(opaque: solid or milky, the default; clear: see-through plastic)")
     read.set_defaults(func=run_read)
 
 
@@ -46,6 +50,15 @@ def load_parts(path: str | None, image_size: tuple[int, int]) -> dict[str, Any]:
         if size is None or tuple(size) == tuple(image_size):  # a pose is only valid at its own resolution
             parts["pose"] = calibration.board_pose()
     return parts
+
+
+def told_towers(appearance: Any, towers: str) -> Any:
+    """``appearance`` (or none learned) with the set's towers as the players say they are."""
+    from dataclasses import replace
+
+    from boardcam.vision import Appearance
+
+    return replace(appearance if appearance is not None else Appearance(), towers=towers)
 
 
 def load_image(path: str, what: str) -> Any:
@@ -73,6 +86,8 @@ def run_read(args: argparse.Namespace) -> int:
 
     image = load_image(args.image, "image")
     parts = load_parts(args.calibration, (image.shape[1], image.shape[0]))
+    if args.towers is not None:
+        parts["appearance"] = told_towers(parts.get("appearance"), args.towers)
     if args.empty:
         empty = load_image(args.empty, "--empty")
         if empty.shape != image.shape:
