@@ -338,6 +338,16 @@ def test_missing_calibration_is_a_warning_with_the_next_step(tmp_path: Path) -> 
     assert report.exit_code == 0
 
 
+def test_a_calibration_told_of_clear_towers_says_so(tmp_path: Path) -> None:
+    """The one setting that changes which network reads the lots is worth a glance when a table reads badly."""
+    save_calibration(Calibration(appearance={"towers": "clear"}), tmp_path / "calibration.json")
+    found = check(run_doctor(laptop(), state_dir=tmp_path, config=config_file(tmp_path, "")), "calibration")
+    assert found.status == OK and found.summary.endswith("; towers read as clear plastic")
+    save_calibration(Calibration(), tmp_path / "calibration.json")
+    found = check(run_doctor(laptop(), state_dir=tmp_path, config=config_file(tmp_path, "")), "calibration")
+    assert found.status == OK and "towers" not in found.summary
+
+
 def test_corrupt_calibration_is_broken(tmp_path: Path) -> None:
     (tmp_path / "calibration.json").write_text("{ half written")
     report = run_doctor(laptop(), state_dir=tmp_path, config=config_file(tmp_path, ""))

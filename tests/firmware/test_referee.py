@@ -328,6 +328,54 @@ def test_a_long_press_on_a_piece_read_gone_alone_keeps_it(game, boards):
     assert out.light is Light.GREEN and referee.game.position == game_after(game, 7).position
 
 
+def _warned_that_two_caps_changed(game, boards):
+    """A referee warned that two caps, one of each player, changed colour: every board from the
+    second cap's next move on reads both the other colour, as caps on clear towers can.  (referee,
+    the ply warned at, the two lots, the output, the boards read so.)"""
+    capped = [(ply, move) for ply, move in enumerate(game.moves, 1) if move.cap is not None]
+    first = capped[0][1]
+    ply, second = next((ply, move) for ply, move in capped if move.player != first.player)
+    lots = [LOT_NAMES[first.cap], LOT_NAMES[second.cap]]
+    flipped = copy.deepcopy(boards)
+    for doc in flipped[ply + 1:]:
+        for lot in lots:
+            doc["structures"][lot]["cap"] = {"white": "black", "black": "white"}[doc["structures"][lot]["cap"]]
+    referee = started(boards, ply)
+    out = _read_until_settled(referee, flipped[ply + 1])
+    assert out.light is Light.RED and referee.game.ply == ply and "was replaced by" in out.screen.lines[0]
+    return referee, ply, lots, out, flipped
+
+
+def test_caps_read_the_other_colour_that_the_players_play_on_past_are_kept(game, boards):
+    """Caps are never swapped in play: players who build on past a warning that two were say the
+    camera misreads them (clear-tower game 122: two caps on clear towers read the other colour, and
+    every later board was a warning, 21 in all).  The caps stay as accepted, and the game is
+    followed move for move from there."""
+    referee, ply, lots, out, flipped = _warned_that_two_caps_changed(game, boards)
+    held = boards[ply]["structures"][lots[0]]["cap"]
+    assert out.screen.fix == f"put it back, or hold new game if {lots[0]}'s {held} cap is still there"
+    out = _read_until_settled(referee, flipped[ply + 2])
+    assert out.light is Light.GREEN and referee.game.ply == ply + 2
+    assert referee.note.startswith("played on past the warning")
+    for later in (ply + 3, ply + 4):
+        out = _read_until_settled(referee, flipped[later])
+        assert out.light is Light.GREEN and not referee.verdict and referee.game.ply == later
+    assert referee.game.position == game_after(game, ply + 4).position
+    out = _read_until_settled(referee, boards[ply + 5])  # read right again, and the next move
+    assert out.light is Light.GREEN and referee.game.position == game_after(game, ply + 5).position
+
+
+def test_a_long_press_on_caps_read_the_other_colour_keeps_them(game, boards):
+    """The long press says the same at once, where it used to ask for a board the players cannot
+    put back: the board is right, the caps are the ones accepted."""
+    referee, ply, lots, _, flipped = _warned_that_two_caps_changed(game, boards)
+    out = referee.press(ButtonEvent.ACCEPT)
+    assert out.light is Light.GREEN and referee.game.ply == ply + 1
+    assert referee.game.position == game_after(game, ply + 1).position
+    out = _read_until_settled(referee, flipped[ply + 2])
+    assert out.light is Light.GREEN and referee.game.position == game_after(game, ply + 2).position
+
+
 def test_a_board_that_drops_what_the_warning_was_about_is_no_playing_on(game, boards):
     """Only a board that keeps the warned one whole counts as playing on: one that took a warned
     structure away and added another is judged as before (here a warning again)."""

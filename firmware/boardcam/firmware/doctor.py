@@ -406,7 +406,9 @@ def check_calibration(path: Path, load: Callable[[Path], tuple[Any, str | None]]
                      "boardcam calibrate camera, then boardcam calibrate board (the app runs "
                      "uncalibrated meanwhile)")
     created = getattr(calibration, "created", "") or ""
-    return Check("calibration", OK, f"valid: {path}" + (f" ({created})" if created else ""))
+    towers = (getattr(calibration, "appearance", None) or {}).get("towers", "opaque")
+    return Check("calibration", OK, f"valid: {path}" + (f" ({created})" if created else "")
+                 + ("; towers read as clear plastic" if towers == "clear" else ""))
 
 
 def _exists(path: Path) -> bool:

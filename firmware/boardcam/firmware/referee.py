@@ -3397,8 +3397,8 @@ class Referee:
         return self._caught_up(moves, ruled=True, why="played on past the warning: ")
 
     def _kept_unseen(self, board: Position, also_on: Position | None = None) -> tuple[Position, list[int]]:
-        """``board`` with every accepted structure it shows gone (and ``also_on`` shows gone too)
-        put back as accepted, and those lots.
+        """``board`` with every accepted structure it shows gone or with its cap changed (and
+        ``also_on`` shows so too) put back as accepted, and those lots.
 
         Why: pieces never leave an Alien City board in play, so players
         who build on past a warning that a piece was removed, or hold the
@@ -3409,18 +3409,34 @@ class Referee:
         from that frame on, and all eight warnings to the end began "the
         black dome on E1 was removed").  Such lots are held as accepted
         while they read empty (``_with_unseen``).
+
+        A cap is never taken off or swapped in play either, so a cap the
+        referee accepted that now reads gone or of the other colour is held
+        the same way.  Without it such a board was no move at all, even
+        for the long press ("put the board back", which the players
+        cannot do when the board is right): in clear-tower game 122 the
+        caps on two clear towers read as the other colour, and every later
+        board was one more warning, 21 in all.
         """
         assert self.accepted is not None
-        lost = [lot for lot in self.accepted.structures if lot not in board.structures
-                and (also_on is None or lot not in also_on.structures)]
+        lost = [lot for lot in self.accepted.structures if _lost_or_recapped(self.accepted, board, lot)
+                and (also_on is None or _lost_or_recapped(self.accepted, also_on, lot))]
         return (_as_accepted(board, self.accepted, [LOT_NAMES[lot] for lot in lost]) if lost else board), lost
 
+    def _kept_words(self, lot: int, board: Position) -> str:
+        """How the players are told of a lot held as accepted: its name, or its cap's (``F5's white
+        cap``) when the board shows the tower and only the cap otherwise."""
+        assert self.accepted is not None
+        cap = self.accepted.structures[lot].cap
+        return f"{LOT_NAMES[lot]}'s {cap} cap" if lot in board.structures and cap is not None else LOT_NAMES[lot]
+
     def _with_unseen(self, after: Position) -> Position:
-        """``after`` with the pieces the players ruled still there (``_kept_unseen``) as accepted
-        while it reads them gone; a lot that shows a piece again is read as usual from then on."""
+        """``after`` with the pieces the players ruled still there as they were (``_kept_unseen``)
+        as accepted while it reads them gone (or their caps changed); a lot that shows its piece as
+        accepted, or another piece, is read as usual from then on."""
         assert self.accepted is not None
         self._unseen = {lot for lot in self._unseen
-                        if lot in self.accepted.structures and lot not in after.structures}
+                        if lot in self.accepted.structures and _lost_or_recapped(self.accepted, after, lot)}
         return _as_accepted(after, self.accepted, [LOT_NAMES[lot] for lot in self._unseen]) if self._unseen \
             else after
 
@@ -3463,7 +3479,8 @@ class Referee:
             board, lost = self._kept_unseen(self.verdict.observed)
             if lost and board == self.accepted:  # only pieces read gone: still there, say the players
                 self._unseen.update(lost)
-                return self._clear(f"{', '.join(LOT_NAMES[lot] for lot in lost)} still there, by the players")
+                return self._clear(f"{', '.join(self._kept_words(lot, self.verdict.observed) for lot in lost)} still there, "
+                                   "by the players")
             moves = self._moves_to_board_as_it_stands(board)
             if moves is not None:
                 self._unseen.update(lost)
@@ -3542,7 +3559,7 @@ class Referee:
                 board, lost = self._kept_unseen(verdict.observed)
                 if lost and board == self.accepted or self._moves_to_board_as_it_stands(board) is not None:
                     if lost:
-                        return f"put it back, or hold new game if {LOT_NAMES[lost[0]]} is still there"
+                        return f"put it back, or hold new game if {self._kept_words(lost[0], verdict.observed)} is still there"
                     return "put it back, or hold new game to take it as it is"  # (3 lines on the small display)
             return "put the board back as it was"
         rules = {v.rule for v in verdict.violations}
@@ -3683,6 +3700,13 @@ def reread_history(game: Game, after: Position, max_plies: int = MAX_CORRECTION,
     if in_place == popped:
         return None
     return Rereading(tuple(popped), tuple(in_place))
+
+
+def _lost_or_recapped(accepted: Position, board: Position, lot: int) -> bool:
+    """Whether ``board`` shows the accepted structure on ``lot`` gone, or the same tower with its
+    accepted cap gone or of the other colour: what no move does (see Referee._kept_unseen)."""
+    now, then = board.structures.get(lot), accepted.structures[lot]
+    return now is None or (then.cap is not None and now.with_cap(None) == then.with_cap(None) and now.cap != then.cap)
 
 
 def _same_piece(now: Structure | None, then: Structure | None) -> bool:
