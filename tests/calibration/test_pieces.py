@@ -98,3 +98,27 @@ def test_a_frame_of_another_size_is_refused(table) -> None:  # type: ignore[no-u
     _, _, calibration = table
     with pytest.raises(InputError, match="calibrated on 1296x972"):
         teach_pieces(np.zeros((480, 640, 3), np.uint8), calibration)
+
+
+def test_a_table_told_its_towers_are_clear_learns_domes_and_caps_alone() -> None:
+    """A clear tower shows its card, so the teach step measures no colour of its own and does not
+    ask for it to be seen; a table not told so is pointed to the setting when only towers go unseen
+    (on generated clear-tower tables the teach step found "nothing" on a tower in 12 of 16)."""
+    import scenegen
+    from scenegen import render_scene
+    from scenegen.sampling import random_inputs
+
+    from boardcam.calibration.pieces import with_towers
+
+    empty, params = random_inputs(7000, (1296, 972), None, {"hand": None, **dict(scenegen.CLEAR_TOWERS)})
+    empty = {**empty, "structures": {}}
+    setup = render_scene(empty, params, 7000)
+    board = board_at(setup.image, setup.truth["corners_px"]).calibration
+    frame = render_scene({**empty, "structures": TEACH_LAYOUT}, params, 7001)
+    with pytest.raises(InputError, match=r"tower.*run `boardcam calibrate towers clear` first$"):
+        teach_pieces(frame.image, board)
+    result = teach_pieces(frame.image, with_towers(board, "clear"))
+    assert {"cap:white", "cap:black", "dome:red", "dome:black"} <= set(result.learned)
+    assert not any(name.startswith("tower:") for name in result.learned)
+    assert result.calibration.learned_appearance().towers == "clear"
+    assert sum(result.read_back.values()) >= 7  # read by the clear network, the towers' colours its own

@@ -124,12 +124,14 @@ def _disc(shape: tuple[int, int], centre: np.ndarray, radius: float) -> np.ndarr
 
 
 def sample_regions(
-    geometry: Any, lot: str, entry: Mapping[str, Any], tile_mm: float
+    geometry: Any, lot: str, entry: Mapping[str, Any], tile_mm: float, *, tower_body: bool = True
 ) -> dict[str, np.ndarray]:
     """Boolean masks over the warped image: class name -> where to measure it.
 
     The warp should keep a margin of table around the array: a piece on an
     edge lot leans its top out over the edge, where its cap is then seen.
+    Not ``tower_body``: a tower's cap only (clear plastic has no colour of
+    its own to measure: the card shows through it).
     """
     from boardcam.vision.geometry import project_height
 
@@ -149,7 +151,8 @@ def sample_regions(
     if entry["kind"] == "dome":
         return {f"dome:{colour}": mask_at(DOME_SAMPLE_MM, DOME_RADIUS)}
     regions: dict[str, np.ndarray] = {}
-    regions[f"tower:{colour}"] = mask_at(TOWER_SAMPLE_MM, TOWER_RING[1], TOWER_RING[0])
+    if tower_body:
+        regions[f"tower:{colour}"] = mask_at(TOWER_SAMPLE_MM, TOWER_RING[1], TOWER_RING[0])
     cap = entry.get("cap")
     if cap:
         regions[f"cap:{cap}"] = mask_at(CAP_SAMPLE_MM, CAP_RADIUS)
@@ -163,15 +166,18 @@ def learn_piece_colours(
     geometry: Any,
     structures: Mapping[str, Mapping[str, Any]],
     tile_mm: float = 51.0,
+    *,
+    tower_body: bool = True,
 ) -> dict[str, dict[str, Any]]:
     """ColourStats JSON per class from the pieces of a known layout.
 
     Highlights (L > 97) are left out: glare on a glossy dome is the lamp's
     colour, not the plastic's.  ``structure:<colour>`` pools towers and domes.
+    ``tower_body``: as in :func:`sample_regions`.
     """
     samples: dict[str, list[np.ndarray]] = {}
     for lot, entry in structures.items():
-        for name, mask in sample_regions(geometry, lot, entry, tile_mm).items():
+        for name, mask in sample_regions(geometry, lot, entry, tile_mm, tower_body=tower_body).items():
             pixels = warped_lab[mask]
             pixels = pixels[pixels[:, 0] <= 97.0]
             if len(pixels):
@@ -239,6 +245,8 @@ def looks_like(lab: np.ndarray, colour: str) -> bool:
     chroma = float(np.hypot(a, b))
     if colour == "black":
         return lightness < 40.0 and chroma < 2 * NEUTRAL_CHROMA
+    if colour == "white":  # a cap
+        return lightness > 75.0 and chroma < 2 * NEUTRAL_CHROMA
     if colour not in HUE_DEG or chroma < 0.7 * NEUTRAL_CHROMA:
         return False
     hue = float(np.degrees(np.arctan2(b, a)) % 360.0)
@@ -325,17 +333,21 @@ def teach_pieces(
         gains = white_balance_gains(geometry.board_view(warped))
     warped_lab = balanced_lab(warped, gains)
     board_lab = geometry.board_view(warped_lab)
+    clear = appearance.get("towers") == "clear"
+    sampled = _measurable(structures, clear)
     sample_medians = {}
-    for lot, entry in structures.items():
-        masks = sample_regions(geometry, lot, entry, tile_mm)
+    for lot, entry in sampled.items():
+        masks = sample_regions(geometry, lot, entry, tile_mm, tower_body=not clear)
         pixels = np.concatenate([warped_lab[m] for m in masks.values()])
         sample_medians[lot] = np.median(pixels, axis=0) if len(pixels) else np.zeros(3)
     empty_lots = (calibration.board or {}).get("empty_lots_lab")
-    missing = missing_pieces(board_lab, sample_medians, structures, TEACH_TILE_PX, empty_lots)
+    missing = missing_pieces(board_lab, sample_medians, _as_sampled(sampled, clear), TEACH_TILE_PX, empty_lots)
     if missing:
         wanted = "; ".join(line for line in describe_layout({"structures": structures}) if line.split(":")[0] in missing)
-        raise InputError(f"pieces: nothing seen on {', '.join(missing)} ({wanted}); place them and try again")
-    learned = learn_piece_colours(warped_lab, geometry, structures, tile_mm)
+        hint = "" if clear or any(structures[lot]["kind"] != "tower" for lot in missing) else \
+            "; if the pyramids are clear plastic, run `boardcam calibrate towers clear` first"
+        raise InputError(f"pieces: nothing seen on {', '.join(missing)} ({wanted}); place them and try again{hint}")
+    learned = learn_piece_colours(warped_lab, geometry, sampled, tile_mm, tower_body=not clear)
     updated = calibration.updated(appearance=merge_colours(calibration.appearance, learned))
     if calibration.board is None:
         updated = updated.updated(board={
@@ -349,6 +361,27 @@ def teach_pieces(
     except InputError:  # the check is a courtesy; what was learned stands
         checked = {}
     return TeachResult(learned=learned, calibration=updated, read_back=checked)
+
+
+def _measurable(structures: Mapping[str, Mapping[str, Any]], clear: bool) -> dict[str, Mapping[str, Any]]:
+    """The teach pieces whose colour can be measured: all of them, or with clear towers the domes
+    and the caps alone.
+
+    Why: a clear tower shows the card under it, so its "colour" is the
+    card's, and on a card of its own colour or a black one it looks like
+    no piece at all (on generated clear-tower tables the teach step found
+    "nothing" on a tower in 12 of 16).  The clear network reads their
+    colour itself (vision's reader keeps it over taught colours).
+    """
+    return {lot: entry for lot, entry in structures.items()
+            if not (clear and entry["kind"] == "tower" and not entry.get("cap"))}
+
+
+def _as_sampled(structures: Mapping[str, Mapping[str, Any]], clear: bool) -> dict[str, Mapping[str, Any]]:
+    """The pieces as their samples show them: with clear towers, a capped tower is its cap alone
+    (so a white cap on a pale card, like a piece on its own colour, is not judged missing)."""
+    return {lot: {**entry, "color": entry["cap"]} if clear and entry["kind"] == "tower" else entry
+            for lot, entry in structures.items()}
 
 
 def with_towers(calibration: Calibration, towers: str) -> Calibration:

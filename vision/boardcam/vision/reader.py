@@ -623,13 +623,16 @@ def _with_net_output(net: lot_net.BoardNet, read: lot_net.Views, seen: np.ndarra
     The kind, colour and cap probabilities are the network's joint answer
     summed out, so whatever reads them sees one consistent story.  When
     calibration taught this set's colours, the colour of a piece comes from
-    them instead (the network knows only the colours it was fitted on).
+    them instead (the network knows only the colours it was fitted on),
+    except a clear tower's, which its own network reads.
     """
     output = read.mean
     joint = lot_net.structures(output)
     if appearance is not None and any(k.startswith("structure:") for k in appearance.colours):
         dome_taught, tower_taught, _, _ = lots_stage.piece_colour_scores(seen, expected, _light_range(lab_board),
                                                                         appearance)
+        if net.towers == "clear":  # a clear tower's look is mostly its card's: its own network knows it best
+            tower_taught = lot_net.marginals(joint)[2]
         joint = lot_net.with_colours(joint, dome_taught, tower_taught)
     kind, dome, tower, cap = lot_net.marginals(joint)
     empty = np.zeros((80, 0), np.float32)
