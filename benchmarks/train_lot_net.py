@@ -29,7 +29,9 @@ approximates).
 runtime reads the weights with numpy), with the board mirrored left-right
 and top-bottom as augmentation, holds every 7th scene out to fit a
 temperature and the isotonic map from confidence to held-out accuracy, and
-writes ``vision/boardcam/vision/lot_net.npz``.  ``--hold-out-edition``
+writes ``vision/boardcam/vision/lot_net.npz`` (``-o .../lot_net_clear.npz``
+for the weights of clear-tower sets: refined from the usual ones on ``--clear``
+scenes alone, docs/vision.md "A network for clear towers").  ``--hold-out-edition``
 trains without one tile edition and reports on it: how the network does on
 tile art it has never seen.
 """

@@ -398,6 +398,4 @@ def with_towers(calibration: Calibration, towers: str) -> Calibration:
 
     if towers not in TOWER_LOOKS:
         raise InputError(f"towers: {towers!r} is not one of {', '.join(TOWER_LOOKS)}")
-    appearance = dict(calibration.appearance or {"tile_mm": 51.0, "colours": {}, "white_balance": None})
-    appearance["towers"] = towers
-    return calibration.updated(appearance=appearance)
+    return calibration.updated(appearance={**merge_colours(calibration.appearance, {}), "towers": towers})

@@ -27,7 +27,9 @@ Inference is plain numpy (im2col and one matrix product per layer): the
 network is ~100 k weights and ~60 M multiply-adds, a few milliseconds on one
 core, and needs nothing beyond what the vision already imports.  The
 weights (``lot_net.npz``) are fitted by ``benchmarks/train_lot_net.py`` on
-generated scenes whose seeds are disjoint from the benchmarks'.
+generated scenes whose seeds are disjoint from the benchmarks'; a table whose
+towers are clear plastic (``models.Appearance.towers``) is read with weights
+refined on such scenes alone (``lot_net_clear.npz``, see ``board_net``).
 """
 
 from __future__ import annotations
