@@ -204,12 +204,12 @@ def run_game(seed: int, *, fps: int = 30, reader: str = "vision",
 def _told(towers: str) -> Any:
     """The calibration of a table whose players told the app its towers (``boardcam calibrate towers``),
     or None (told nothing)."""
-    if towers == "opaque":
-        return None
-    from boardcam.calibration.store import Calibration
-    from boardcam.vision import Appearance
+    from bench_vision import told_appearance
 
-    return Calibration(appearance=Appearance(towers=towers).to_json())
+    from boardcam.calibration.store import Calibration
+
+    told = told_appearance(towers)
+    return None if told is None else Calibration(appearance=told.to_json())
 
 
 def _key(position: dict[str, Any]) -> tuple[tuple[str, str, str], ...]:

@@ -341,7 +341,7 @@ def teach_pieces(
         pixels = np.concatenate([warped_lab[m] for m in masks.values()])
         sample_medians[lot] = np.median(pixels, axis=0) if len(pixels) else np.zeros(3)
     empty_lots = (calibration.board or {}).get("empty_lots_lab")
-    missing = missing_pieces(board_lab, sample_medians, _as_sampled(sampled, clear), TEACH_TILE_PX, empty_lots)
+    missing = missing_pieces(board_lab, sample_medians, sampled, TEACH_TILE_PX, empty_lots)
     if missing:
         wanted = "; ".join(line for line in describe_layout({"structures": structures}) if line.split(":")[0] in missing)
         hint = "" if clear or any(structures[lot]["kind"] != "tower" for lot in missing) else \
@@ -365,7 +365,8 @@ def teach_pieces(
 
 def _measurable(structures: Mapping[str, Mapping[str, Any]], clear: bool) -> dict[str, Mapping[str, Any]]:
     """The teach pieces whose colour can be measured: all of them, or with clear towers the domes
-    and the caps alone.
+    and the caps alone, a capped tower taking its cap's colour (so a white cap on a pale card, like a
+    piece on its own colour, is not judged missing).
 
     Why: a clear tower shows the card under it, so its "colour" is the
     card's, and on a card of its own colour or a black one it looks like
@@ -373,15 +374,10 @@ def _measurable(structures: Mapping[str, Mapping[str, Any]], clear: bool) -> dic
     "nothing" on a tower in 12 of 16).  The clear network reads their
     colour itself (vision's reader keeps it over taught colours).
     """
-    return {lot: entry for lot, entry in structures.items()
-            if not (clear and entry["kind"] == "tower" and not entry.get("cap"))}
-
-
-def _as_sampled(structures: Mapping[str, Mapping[str, Any]], clear: bool) -> dict[str, Mapping[str, Any]]:
-    """The pieces as their samples show them: with clear towers, a capped tower is its cap alone
-    (so a white cap on a pale card, like a piece on its own colour, is not judged missing)."""
-    return {lot: {**entry, "color": entry["cap"]} if clear and entry["kind"] == "tower" else entry
-            for lot, entry in structures.items()}
+    if not clear:
+        return dict(structures)
+    return {lot: {**entry, "color": entry["cap"]} if entry["kind"] == "tower" else entry
+            for lot, entry in structures.items() if entry["kind"] != "tower" or entry.get("cap")}
 
 
 def with_towers(calibration: Calibration, towers: str) -> Calibration:

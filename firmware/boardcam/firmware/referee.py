@@ -3706,7 +3706,7 @@ def _lost_or_recapped(accepted: Position, board: Position, lot: int) -> bool:
     """Whether ``board`` shows the accepted structure on ``lot`` gone, or the same tower with its
     accepted cap gone or of the other colour: what no move does (see Referee._kept_unseen)."""
     now, then = board.structures.get(lot), accepted.structures[lot]
-    return now is None or (then.cap is not None and now.with_cap(None) == then.with_cap(None) and now.cap != then.cap)
+    return now is None or (now.piece == then.piece and not _same_piece(now, then))
 
 
 def _same_piece(now: Structure | None, then: Structure | None) -> bool:
