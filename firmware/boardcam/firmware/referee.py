@@ -3384,21 +3384,21 @@ class Referee:
         one_build = self._warned if self._warned is not None else \
             self.verdict if self.verdict.move is not None else None
         warned_board = (one_build or self.verdict).observed
-        observed, lost = self._kept_unseen(observed, warned_board)
-        warned, now = self._kept_unseen(warned_board)[0].structures, observed.structures
+        held, lost = self._kept_unseen(observed, warned_board)
+        warned, now = self._kept_unseen(warned_board)[0].structures, held.structures
         if not set(warned) < set(now) or not all(_same_piece(now[lot], then) for lot, then in warned.items()):
             return None
         if one_build is not None and len(set(now) - set(warned)) < PLAYED_PAST_RULED:
             return None
-        moves = self._moves_to_board_as_it_stands(observed)
+        moves = self._moves_to_board_as_it_stands(held)
         if moves is None:
             return None
         self._unseen.update(lost)
-        return self._caught_up(moves, ruled=True, why="played on past the warning: ")
+        return self._repieced_held(self._caught_up(moves, ruled=True, why="played on past the warning: "), observed)
 
     def _kept_unseen(self, board: Position, also_on: Position | None = None) -> tuple[Position, list[int]]:
-        """``board`` with every accepted structure it shows gone or with its cap changed (and
-        ``also_on`` shows so too) put back as accepted, and those lots.
+        """``board`` with every accepted structure it shows gone, turned into another piece or with
+        its cap changed (and ``also_on`` shows so too) put back as accepted, and those lots.
 
         Why: pieces never leave an Alien City board in play, so players
         who build on past a warning that a piece was removed, or hold the
@@ -3417,26 +3417,87 @@ class Referee:
         cannot do when the board is right): in clear-tower game 122 the
         caps on two clear towers read as the other colour, and every later
         board was one more warning, 21 in all.
+
+        Nor does any move turn a piece into another (that takes one off
+        the board), so an accepted piece read as another is held the same
+        way.  Clear towers tell it most: a dome beside a clear tower read
+        as a tower and then as the dome it is became a "tower turned into
+        a dome" warning that even the long press could not clear, and in
+        told clear-tower game 130 every later board was one more warning.
+        A real swap, a knocked piece put back as the wrong one, is held as
+        the piece the game accepted, which is the game's history either way.
         """
         assert self.accepted is not None
-        lost = [lot for lot in self.accepted.structures if _lost_or_recapped(self.accepted, board, lot)
-                and (also_on is None or _lost_or_recapped(self.accepted, also_on, lot))]
+        lost = [lot for lot in self.accepted.structures if _unlike_accepted(self.accepted, board, lot)
+                and (also_on is None or _unlike_accepted(self.accepted, also_on, lot))]
         return (_as_accepted(board, self.accepted, [LOT_NAMES[lot] for lot in lost]) if lost else board), lost
 
+    def _repieced_held(self, ruled: Outputs, board: Position) -> Outputs:
+        """``ruled`` (the outputs of a players' ruling that held pieces as accepted), with each held
+        build that was accepted doubtfully and that ``board`` shows surely as another piece read
+        again as that piece, when the game from its ply on stays legal so.
+
+        Why: the ruling says the table is right and the camera misreads a
+        lot, then or now.  A build taken below ``DOUBTFUL_MOVE`` is the
+        likelier misread when the lot now reads surely as another piece.
+        Told clear-tower game 130: a blue dome beside a clear tower, read
+        "blue tower, 0.53" once as it went down and a blue dome at 0.9 and
+        more from then on, was held as the tower past the warning, and the
+        game scored it as one (``_repiece_doubtful`` did not reach it:
+        two builds had come with the dome's sure reading, so the board was
+        no single move with it re-read either).
+        """
+        if self.game is None or self.phase is not Phase.PLAYING:
+            return ruled
+        records = [record for lot in sorted(self._unseen) if (record := self._repiece_held(lot, board)) is not None]
+        if not records:
+            return ruled
+        accepted = self.game.position.structures
+        self.note += "; corrected: " + ", ".join(
+            f"{r['repieced']} was a {accepted[parse_lot(r['repieced'])].piece.words}" for r in records)
+        return self._emit(ruled.light, self._turn_screen(), ruled.beep, ruled.records + tuple(records))
+
+    def _repiece_held(self, lot: int, board: Position) -> dict[str, Any] | None:
+        """The correction record of re-reading held ``lot``'s build as the piece ``board`` shows
+        (``_repieced_held``); None, and nothing changed, unless that is sure, the build was
+        doubtful and the game stays legal."""
+        assert self.game is not None and self.accepted is not None
+        read, held = board.structures.get(lot), self.accepted.structures.get(lot)
+        confidence = self._observation.lot_confidence.get(LOT_NAMES[lot], 1.0) if self._observation else 0.0
+        if read is None or held is None or read.piece == held.piece or confidence < DOUBTFUL_MOVE \
+                or self._accepted_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE:
+            return None
+        index = next(i for i, move in enumerate(self.game.moves) if move.lot == lot)
+        popped = tuple(self.game.moves[index:])
+        build = popped[0]
+        kept_cap = build.cap if build.cap != lot or read.kind == "tower" else None
+        moves = (Move(build.player, lot, read.piece, kept_cap), *popped[1:])
+        if _legal_from(self.game, len(popped), moves) is None:
+            return None
+        self._unseen.discard(lot)
+        record = self._rewrite(Rereading(popped, moves))
+        record["repieced"] = LOT_NAMES[lot]
+        return record
+
     def _kept_words(self, lot: int, board: Position) -> str:
-        """How the players are told of a lot held as accepted: its name, or its cap's (``F5's white
-        cap``) when the board shows the tower and only the cap otherwise."""
+        """How the players are told of a lot held as accepted: its name when it reads gone, its
+        cap's (``F5's white cap``) when the board shows the tower and only the cap otherwise, and
+        its piece's (``F5's red tower``) when the board shows another piece there."""
         assert self.accepted is not None
-        cap = self.accepted.structures[lot].cap
-        return f"{LOT_NAMES[lot]}'s {cap} cap" if lot in board.structures and cap is not None else LOT_NAMES[lot]
+        then, now = self.accepted.structures[lot], board.structures.get(lot)
+        if now is None:
+            return LOT_NAMES[lot]
+        if now.piece == then.piece and then.cap is not None:
+            return f"{LOT_NAMES[lot]}'s {then.cap} cap"
+        return f"{LOT_NAMES[lot]}'s {then.piece.words}"
 
     def _with_unseen(self, after: Position) -> Position:
         """``after`` with the pieces the players ruled still there as they were (``_kept_unseen``)
-        as accepted while it reads them gone (or their caps changed); a lot that shows its piece as
-        accepted, or another piece, is read as usual from then on."""
+        as accepted while it reads them gone (or another piece, or their caps changed); a lot that
+        shows its piece as accepted is read as usual from then on."""
         assert self.accepted is not None
         self._unseen = {lot for lot in self._unseen
-                        if lot in self.accepted.structures and _lost_or_recapped(self.accepted, after, lot)}
+                        if lot in self.accepted.structures and _unlike_accepted(self.accepted, after, lot)}
         return _as_accepted(after, self.accepted, [LOT_NAMES[lot] for lot in self._unseen]) if self._unseen \
             else after
 
@@ -3477,14 +3538,15 @@ class Referee:
             return self._emit(self._outputs.light, self._outputs.screen)
         if self.verdict.move is None:
             board, lost = self._kept_unseen(self.verdict.observed)
+            observed = self.verdict.observed
             if lost and board == self.accepted:  # only pieces read gone: still there, say the players
                 self._unseen.update(lost)
-                return self._clear(f"{', '.join(self._kept_words(lot, self.verdict.observed) for lot in lost)} still there, "
-                                   "by the players")
+                return self._repieced_held(self._clear(f"{', '.join(self._kept_words(lot, observed) for lot in lost)} "
+                                                       "still there, by the players"), observed)
             moves = self._moves_to_board_as_it_stands(board)
             if moves is not None:
                 self._unseen.update(lost)
-                return self._caught_up(moves, ruled=True)
+                return self._repieced_held(self._caught_up(moves, ruled=True), observed)
             screen = self._verdict_screen(self.verdict)
             screen = Screen(screen.kind, screen.title, screen.lines,
                             players=screen.players, turn=screen.turn, lot=screen.lot,
@@ -3702,11 +3764,11 @@ def reread_history(game: Game, after: Position, max_plies: int = MAX_CORRECTION,
     return Rereading(tuple(popped), tuple(in_place))
 
 
-def _lost_or_recapped(accepted: Position, board: Position, lot: int) -> bool:
-    """Whether ``board`` shows the accepted structure on ``lot`` gone, or the same tower with its
-    accepted cap gone or of the other colour: what no move does (see Referee._kept_unseen)."""
-    now, then = board.structures.get(lot), accepted.structures[lot]
-    return now is None or (now.piece == then.piece and not _same_piece(now, then))
+def _unlike_accepted(accepted: Position, board: Position, lot: int) -> bool:
+    """Whether ``board`` shows the accepted structure on ``lot`` gone, turned into another piece,
+    or with its accepted cap gone or of the other colour: what no move does (see
+    Referee._kept_unseen)."""
+    return not _same_piece(board.structures.get(lot), accepted.structures[lot])
 
 
 def _same_piece(now: Structure | None, then: Structure | None) -> bool:
