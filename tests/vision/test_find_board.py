@@ -24,7 +24,7 @@ from boardcam.vision.find_board import (
     tile_key,
     window_by_seams,
 )
-from boardcam.vision.geometry import undistort_points
+from boardcam.vision.geometry import board_to_image, undistort_points
 from boardcam.vision.models import BoardPose, CameraIntrinsics
 
 
@@ -489,6 +489,43 @@ def test_the_search_prefers_an_array_of_square_tiles_and_the_reader_flags_any_ot
     # ...surely, until 2026-12-01; since then the cards left outside it cross the table band's rim into
     # the array, the occlusion stage calls that a cover, and a searched board under one is not vouched for
     assert old.occluded and max(old.tile_confidence.values()) <= 0.5
+
+
+def test_a_grid_square_along_one_side_only_is_stretched_to_the_array(monkeypatch):
+    """The first frame of clear-tower app game 127 (`bench app --seed 127 --clear-towers`): edition
+    B's pale cards on white paper leave only the darker cards in the blob inside the mat, and the
+    one grid its outline holds is right along the rows and 0.62:1 across, a frame the reader
+    flagged occluded, so the app never saw the empty board and the game never started.  Stretched
+    to square tiles and slid along the stretched side, the grid lands on the array; its window is
+    placed on the lattice again once refined, as a window a tile off over the mat's bare margin
+    shows its seams as clearly."""
+    import random
+
+    import boardcam.vision.find_board as find_board_module
+    from scenegen import CLEAR_TOWERS, scene_series
+
+    import bench_app
+
+    empty = bench_app.game_with_a_mistake(127)[1][0]
+    sc = next(iter(scene_series(127, [empty], 1, hands=False, size=(820, 616),
+                                yaw_deg=random.Random(127).uniform(-20.0, 20.0), **dict(CLEAR_TOWERS))))
+    corners, _ = truth_in_reader_convention(sc.truth)
+    assert corner_error(find_board(sc.image), corners) < lot_px(corners) / 8
+    monkeypatch.setattr(find_board_module, "_squared", lambda *args: None)  # the search before
+    assert corner_error(find_board(sc.image), corners) > lot_px(corners) / 2
+    monkeypatch.undo()
+    # from a grid a tile off any way (the refined stretched grid may land so), the window goes back
+    _, _, lab, scale = find_board_module._segmentation_lab(sc.image, None)
+    cloth = find_board_module.fit_table(lab)
+    mask = find_board_module.board_mask(lab, cloth)
+    mat = next(find_board_module.outline_candidates(sc.image, lab, mask, cloth, scale, None))[2]
+    truth = BoardPose({k: tuple(v) for k, v in corners.items()})
+    outline = np.array([corners[k] for k in ("A1", "H1", "H10", "A10")], float)
+    misshapen = find_board_module.BoardFit(truth, 0.0, outline, truth, {})
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        off = board_to_image(truth) @ np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]])
+        placed = find_board_module._placed_square(sc.image, (0.0, 4, 5, off), misshapen, mat, scale, None)
+        assert placed is not None and corner_error(placed.pose, corners) < lot_px(corners) / 8
 
 
 def test_a_window_barely_ahead_of_the_outlines_own_does_not_replace_it(monkeypatch):

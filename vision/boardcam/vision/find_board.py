@@ -1181,6 +1181,7 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     mask = board_mask(lab, table)
     why: BoardNotFoundError | None = None
     misshapen: BoardFit | None = None  # the first grid found that is no array of square tiles
+    misshapen_table: TableModel | None = None  # what that grid was fitted against (a mat's margin, when peeled)
     faint_outline: BoardFit | None = None  # an outlined array on a printed cloth whose seams barely show
     coarse_segments: Callable[[], np.ndarray] = functools.cache(lambda: seam_segments(small))  # found once, if asked
 
@@ -1188,7 +1189,7 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
         why = BoardNotFoundError("no tile array found: nothing on the table stands out from it")
     else:
         try:
-            found, misshapen, why = _first_array(
+            found, misshapen, why, misshapen_table = _first_array(
                 image_bgr, outline_candidates(image_bgr, lab, mask, table, scale, intrinsics), scale, intrinsics)
             if found is not None and len(table.inks):
                 # a printed cloth: the outline may end a tile off, or have taken in print (its seams then
@@ -1204,7 +1205,7 @@ def locate(image_bgr: np.ndarray, intrinsics: CameraIntrinsics | None = None) ->
     # a hand may bend every outline, and the reader flags such a frame occluded; but on a printed cloth
     # the outline may have taken in print, and the seams' lattice is asked first
     if misshapen is not None and not len(table.inks):
-        return misshapen
+        return _squared(image_bgr, misshapen, misshapen_table, scale, intrinsics) or misshapen
     searches: tuple[tuple[Callable[[], np.ndarray], float], ...] = (
         (coarse_segments, LATTICE_MIN_SEAM_CONTRAST),
         (lambda: finer_seam_segments(image_bgr, intrinsics), FINER_MIN_SEAM_CONTRAST))
@@ -1231,7 +1232,7 @@ def _found_by_seams(image_bgr: np.ndarray, lab: np.ndarray, segments: np.ndarray
     if not lines.any():
         return None
     try:
-        found, _, _ = _first_array(
+        found, _, _, _ = _first_array(
             image_bgr, outline_candidates(image_bgr, lab, lines, table, scale, intrinsics), scale, intrinsics)
     except BoardNotFoundError:
         return None
@@ -1257,12 +1258,14 @@ def _moved_to_seams(image_bgr: np.ndarray, fit: BoardFit, segments: np.ndarray, 
         return fit
 
 
-def _first_array(image_bgr: np.ndarray, candidates: Iterator[Candidate], scale: float,
-                 intrinsics: CameraIntrinsics | None) -> tuple[BoardFit | None, BoardFit | None, BoardNotFoundError | None]:
-    """The first candidate whose grid fits an array of square tiles; else the first misshapen one and
-    the first candidate's reason for failing (the one worth reporting)."""
+def _first_array(
+    image_bgr: np.ndarray, candidates: Iterator[Candidate], scale: float, intrinsics: CameraIntrinsics | None,
+) -> tuple[BoardFit | None, BoardFit | None, BoardNotFoundError | None, TableModel | None]:
+    """The first candidate whose grid fits an array of square tiles; else the first misshapen one,
+    the first candidate's reason for failing (the one worth reporting), and the misshapen one's table."""
     why: BoardNotFoundError | None = None
     misshapen: BoardFit | None = None
+    misshapen_table: TableModel | None = None
     for grid, quad_small, grid_table in candidates:
         try:
             fit = fit_grid(image_bgr, grid, quad_small, grid_table, scale, intrinsics)
@@ -1270,9 +1273,85 @@ def _first_array(image_bgr: np.ndarray, candidates: Iterator[Candidate], scale: 
             why = why or error
             continue
         if is_square_array(fit.grid_pose, (image_bgr.shape[1], image_bgr.shape[0]), intrinsics):
-            return fit, misshapen, why
-        misshapen = misshapen or fit
-    return None, misshapen, why
+            return fit, misshapen, why, misshapen_table
+        if misshapen is None:
+            misshapen, misshapen_table = fit, grid_table
+    return None, misshapen, why, misshapen_table
+
+
+#: how finely (in tiles) a squared grid's window is slid along the side it was stretched on
+SQUARED_STEP = 0.125
+#: how many of the placings whose seams stand out most are refined
+SQUARED_TRIES = 3
+
+
+def _squared(image_bgr: np.ndarray, fit: BoardFit, table: TableModel | None, scale: float,
+             intrinsics: CameraIntrinsics | None) -> BoardFit | None:
+    """An array of square tiles found from a misshapen grid by stretching one side of it, or None.
+
+    Why: pale cards on a mat of their own colour leave only the array's
+    darker cards in the blob, and the outline of that blob can hold a grid
+    whose seams stand out along one side and fall a fraction of a tile off
+    along the other (the first frame of clear-tower app game 127: white
+    paper, edition B's pale cards, the grid 0.62:1 and the frame flagged
+    occluded, so the game never started).  Either side may be the right
+    one: each is kept in turn with the other stretched to square tiles,
+    the window slid along the stretched side, and the ``SQUARED_TRIES``
+    placings whose seams stand out most are refined as any outline's grid
+    is, each window placed on its lattice (``_placed_square``).  Only a grid of
+    square tiles whose seams stand out at least as much as the misshapen
+    one's is taken: a hand bending the outline gives a misshapen grid too,
+    and the frame is then flagged occluded as before.
+    """
+    if table is None:
+        return None
+    size = (image_bgr.shape[1], image_bgr.shape[0])
+    board_h = board_to_image(fit.grid_pose)
+    axes = np.linalg.solve(camera_matrix_for(size, intrinsics), board_h)
+    ratio = float(np.linalg.norm(axes[:, 0]) / np.linalg.norm(axes[:, 1]))
+    options = []
+    for axis, stretch in ((0, 1 / ratio), (1, ratio)):  # columns too narrow (or wide), or rows
+        spare = (TILES_WIDE, TILES_TALL)[axis] * (1 - stretch)  # tiles the stretched window may slide over
+        for offset in np.arange(min(0.0, spare) - 0.5, max(0.0, spare) + 0.5 + 1e-9, SQUARED_STEP):
+            placing = np.eye(3)
+            placing[axis, axis], placing[axis, 2] = stretch, offset
+            gh = board_h @ placing
+            rect = rectify(image_bgr, gh, TILES_WIDE, TILES_TALL, 24, 0.5, intrinsics, scale)
+            options.append((seam_contrast(*colour_gradients(rect.image), rect, TILES_WIDE, TILES_TALL), gh))
+    best: BoardFit | None = None
+    for contrast, gh in sorted(options, key=lambda item: -item[0])[:SQUARED_TRIES]:
+        found = _placed_square(image_bgr, (contrast, TILES_WIDE, TILES_TALL, gh), fit, table, scale, intrinsics)
+        if found is not None and found.seam_contrast >= fit.seam_contrast \
+                and (best is None or found.seam_contrast > best.seam_contrast):
+            best = found
+    return best
+
+
+def _placed_square(image_bgr: np.ndarray, grid: tuple[float, int, int, np.ndarray], fit: BoardFit, table: TableModel,
+                   scale: float, intrinsics: CameraIntrinsics | None) -> BoardFit | None:
+    """``grid``'s window placed on its lattice (:func:`best_window`), refined as an outline's grid
+    is, and placed again on the lattice it refined onto, as a grid of square tiles; None when it is
+    none.
+
+    Why before and after: a window a tile off, on the mat's bare margin,
+    shows its seams as clearly as the array's own, and refinement can pull
+    such a window onto the mat's edge or its markers, where the window
+    beside it no longer looks better; and the stretched grid's spacing is
+    only near right until refined.
+    """
+    size = (image_bgr.shape[1], image_bgr.shape[0])
+    quad_small = (fit.outline_px + 0.5) * scale - 0.5
+    try:
+        gh, nx, ny, _ = best_window(image_bgr, grid[3], grid[1], grid[2], table, scale, intrinsics)
+        found = fit_grid(image_bgr, (grid[0], nx, ny, gh), quad_small, table, scale, intrinsics)
+        gh, nx, ny, offset = best_window(image_bgr, board_to_image(found.grid_pose), TILES_WIDE, TILES_TALL, table,
+                                         scale, intrinsics)
+        if offset != (0, 0) or (nx, ny) != (TILES_WIDE, TILES_TALL):
+            found = fit_grid(image_bgr, (found.seam_contrast, nx, ny, gh), quad_small, table, scale, intrinsics,
+                             move_window=False)
+    except BoardNotFoundError:
+        return None
+    return found if is_square_array(found.grid_pose, size, intrinsics) else None
 
 
 #: a grid found by the seams' lines alone, with no table colour to vouch for its edges, must show its seams twice
