@@ -176,20 +176,21 @@ def test_a_board_that_is_no_move_cannot_be_accepted(game, boards):
     assert referee.game.ply == 5
 
 
-def _warned_that_a_piece_changed(boards, plies=6):
-    """A referee warned that an accepted piece became another: every board from ``plies`` on reads
-    the first structure of ply 4's board as a red dome, or a black one if it is red (a dome beside a
-    clear tower read as a tower and then as the dome it is).  (referee, the lot, what it held,
-    the output, the boards read so.)"""
+def _warned_that_a_piece_changed(boards, accepted=5, built=1):
+    """A referee ``accepted`` plies in, warned that an accepted piece became another: every board
+    from ``accepted`` on reads the first structure of ply 4's board as a red dome, or a black one if
+    it is red (a dome beside a clear tower read as a tower and then as the dome it is), and the one
+    warned about has ``built`` more builds.  (referee, the lot, what it held, the output, the boards
+    read so.)"""
     lot = next(iter(boards[4]["structures"]))
     held = Structure(**boards[4]["structures"][lot])
     misread = {"kind": "dome", "color": "black" if held == Structure("dome", "red") else "red"}
     changed = copy.deepcopy(boards)
-    for doc in changed[plies:]:
+    for doc in changed[accepted:]:
         doc["structures"][lot] = dict(misread)
-    referee = started(boards, plies - 1)
-    out = _read_until_settled(referee, changed[plies])
-    assert out.light is Light.RED and referee.game.ply == plies - 1
+    referee = started(boards, accepted)
+    out = _read_until_settled(referee, changed[accepted + built])
+    assert out.light is Light.RED and referee.game.ply == accepted
     assert f"became a {misread['color']} dome" in out.screen.lines[0]
     return referee, lot, held, out, changed
 
@@ -249,12 +250,7 @@ def test_a_doubtful_build_the_players_rule_on_is_read_again_as_the_piece_it_show
 
 def test_a_long_press_on_a_piece_read_as_another_alone_keeps_it(game, boards):
     """With nothing built since, the long press clears the warning: the piece is still there."""
-    referee, lot, held, out, changed = _warned_that_a_piece_changed(boards, plies=6)
-    board = copy.deepcopy(boards[5])
-    board["structures"][lot] = dict(changed[6]["structures"][lot])
-    referee = started(boards, 5)
-    out = _read_until_settled(referee, board)
-    assert out.light is Light.RED
+    referee, lot, held, out, _ = _warned_that_a_piece_changed(boards, built=0)
     out = referee.press(ButtonEvent.ACCEPT)
     assert out.light is Light.GREEN and referee.game.ply == 5
     assert out.records[0]["cleared"] == f"{lot}'s {held.piece.words} still there, by the players"

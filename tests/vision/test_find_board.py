@@ -502,11 +502,10 @@ def test_a_grid_square_along_one_side_only_is_stretched_to_the_array(monkeypatch
     import random
 
     import boardcam.vision.find_board as find_board_module
+    from boardcam.engine.aliencity import Position, random_game
     from scenegen import CLEAR_TOWERS, scene_series
 
-    import bench_app
-
-    empty = bench_app.game_with_a_mistake(127)[1][0]
+    empty = Position(random_game(random.Random(127)).position.tiles).to_json()  # the app game's layout
     sc = next(iter(scene_series(127, [empty], 1, hands=False, size=(820, 616),
                                 yaw_deg=random.Random(127).uniform(-20.0, 20.0), **dict(CLEAR_TOWERS))))
     corners, _ = truth_in_reader_convention(sc.truth)
