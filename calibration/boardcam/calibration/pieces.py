@@ -333,7 +333,7 @@ def teach_pieces(
         gains = white_balance_gains(geometry.board_view(warped))
     warped_lab = balanced_lab(warped, gains)
     board_lab = geometry.board_view(warped_lab)
-    clear = appearance.get("towers") == "clear"
+    clear = calibration.towers == "clear"
     sampled = _measurable(structures, clear)
     sample_medians = {}
     for lot, entry in sampled.items():

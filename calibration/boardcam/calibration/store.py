@@ -200,6 +200,12 @@ class Calibration:
         """A copy with some parts replaced and a fresh ``created`` stamp."""
         return replace(self, created=_now_iso(), **changes)
 
+    @property
+    def towers(self) -> str:
+        """What the set's towers are made of, as ``boardcam calibrate towers`` stored it (vision's
+        ``Appearance.towers``): "opaque" unless the players said "clear"."""
+        return str((self.appearance or {}).get("towers", "opaque"))
+
     # The typed views below import vision lazily so loading a file never
     # depends on the vision package being importable.
     def camera_intrinsics(self) -> Any:

@@ -406,9 +406,8 @@ def check_calibration(path: Path, load: Callable[[Path], tuple[Any, str | None]]
                      "boardcam calibrate camera, then boardcam calibrate board (the app runs "
                      "uncalibrated meanwhile)")
     created = getattr(calibration, "created", "") or ""
-    towers = (getattr(calibration, "appearance", None) or {}).get("towers", "opaque")
     return Check("calibration", OK, f"valid: {path}" + (f" ({created})" if created else "")
-                 + ("; towers read as clear plastic" if towers == "clear" else ""))
+                 + ("; towers read as clear plastic" if getattr(calibration, "towers", "opaque") == "clear" else ""))
 
 
 def _exists(path: Path) -> bool:

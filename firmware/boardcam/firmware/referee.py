@@ -2992,15 +2992,13 @@ class Referee:
             lot = move.lot
             if lot is None or move.piece is None or lot not in after.structures:
                 continue
-            popped = tuple(self.game.moves[index:])
             for read in self._pieces_read_otherwise(lot, move, observation):
                 cap = after.structures[lot].cap if read.kind == "tower" else None
                 board = Position(after.tiles, {**after.structures, lot: Structure(read.kind, read.color, cap)})
-                kept_cap = move.cap if move.cap != lot or read.kind == "tower" else None
-                moves = (Move(move.player, lot, read.piece, kept_cap), *popped[1:])
-                trial = _legal_from(self.game, len(popped), moves)
-                if trial is None:
+                found = _build_read_as(self.game, index, read.piece)
+                if found is None:
                     continue
+                popped, moves, trial = found
                 now = infer_move(trial.position, board, trial)
                 if now.kind == "unchanged" or (now.kind == "move" and now.move is not None
                                                and not trial.violations(now.move)):
@@ -3010,8 +3008,7 @@ class Referee:
         lot, board, popped, moves = options[0]
         if not self._confirmed(board):
             return self._look_again()
-        record = self._rewrite(Rereading(popped, moves))
-        record["repieced"] = LOT_NAMES[lot]
+        record = self._rewrite(Rereading(popped, moves), repieced=lot)
         self.note = f"corrected: {LOT_NAMES[lot]} was a {board.structures[lot].piece.words}"
         return self._settled(record, board)
 
@@ -3128,8 +3125,9 @@ class Referee:
         assert self.accepted is not None
         return self._settled(record, self.accepted)  # the lot's reading is left to the held bar
 
-    def _rewrite(self, found: "Rereading") -> dict[str, Any]:
-        """Replace the popped plies by the re-read moves; the correction record for the log."""
+    def _rewrite(self, found: "Rereading", repieced: int | None = None) -> dict[str, Any]:
+        """Replace the popped plies by the re-read moves; the correction record for the log (naming
+        the lot whose build was read as another piece, ``repieced``, when that is the change)."""
         assert self.game is not None
         for _ in found.popped:
             self.game.pop()
@@ -3148,6 +3146,7 @@ class Referee:
             "old": [move_to_json(m) for m in found.popped],
             "moves": [move_to_json(m) for m in found.moves],
             "position": self.accepted.to_json(),
+            **({"repieced": LOT_NAMES[repieced]} if repieced is not None else {}),
         }
 
     def _finished_with(self, *records: dict[str, Any]) -> Outputs:
@@ -3467,17 +3466,12 @@ class Referee:
         if read is None or held is None or read.piece == held.piece or confidence < DOUBTFUL_MOVE \
                 or self._accepted_confidence.get(lot, 1.0) >= DOUBTFUL_MOVE:
             return None
-        index = next(i for i, move in enumerate(self.game.moves) if move.lot == lot)
-        popped = tuple(self.game.moves[index:])
-        build = popped[0]
-        kept_cap = build.cap if build.cap != lot or read.kind == "tower" else None
-        moves = (Move(build.player, lot, read.piece, kept_cap), *popped[1:])
-        if _legal_from(self.game, len(popped), moves) is None:
+        found = _build_read_as(self.game, next(i for i, move in enumerate(self.game.moves) if move.lot == lot),
+                               read.piece)
+        if found is None:
             return None
         self._unseen.discard(lot)
-        record = self._rewrite(Rereading(popped, moves))
-        record["repieced"] = LOT_NAMES[lot]
-        return record
+        return self._rewrite(Rereading(found[0], found[1]), repieced=lot)
 
     def _kept_words(self, lot: int, board: Position) -> str:
         """How the players are told of a lot held as accepted: its name when it reads gone, its
@@ -3802,6 +3796,19 @@ def _replayed(tiles: Mapping[int, Tile], game: Game) -> Game | None:
             return None
         replay.push(move)
     return replay
+
+
+def _build_read_as(game: Game, index: int, piece: Piece) -> tuple[tuple[Move, ...], tuple[Move, ...], Game] | None:
+    """The plies from ``index`` on as accepted, the same with that ply's build read as ``piece``, and
+    the game they make; None when that is illegal.  A cap the mover put on the build itself stays
+    only while the piece is a tower (a dome read as a tower its player capped at once goes back to
+    no cap)."""
+    popped = tuple(game.moves[index:])
+    build = popped[0]
+    kept_cap = build.cap if build.cap != build.lot or piece.kind == "tower" else None
+    moves = (Move(build.player, build.lot, piece, kept_cap), *popped[1:])
+    trial = _legal_from(game, len(popped), moves)
+    return None if trial is None else (popped, moves, trial)
 
 
 def _legal_from(game: Game, undo: int, moves: tuple[Move, ...]) -> Game | None:

@@ -601,6 +601,13 @@ def seam_contrast(gx: np.ndarray, gy: np.ndarray, rect: Rectified, nx: int, ny: 
     return seams / max(off, 1e-6)
 
 
+def grid_contrast(image_bgr: np.ndarray, grid_h: np.ndarray, nx: int, ny: int,
+                  intrinsics: CameraIntrinsics | None, scale: float) -> float:
+    """:func:`seam_contrast` of the nx×ny grid ``grid_h`` maps into the frame, at 24 pixels a tile."""
+    rect = rectify(image_bgr, grid_h, nx, ny, 24, 0.5, intrinsics, scale)
+    return seam_contrast(*colour_gradients(rect.image), rect, nx, ny)
+
+
 def _peak(profile: np.ndarray) -> tuple[float, float]:
     """Sub-pixel position of the profile's maximum and its prominence over the mean."""
     i = int(np.argmax(profile))
@@ -1316,8 +1323,7 @@ def _squared(image_bgr: np.ndarray, fit: BoardFit, table: TableModel | None, sca
             placing = np.eye(3)
             placing[axis, axis], placing[axis, 2] = stretch, offset
             gh = board_h @ placing
-            rect = rectify(image_bgr, gh, TILES_WIDE, TILES_TALL, 24, 0.5, intrinsics, scale)
-            options.append((seam_contrast(*colour_gradients(rect.image), rect, TILES_WIDE, TILES_TALL), gh))
+            options.append((grid_contrast(image_bgr, gh, TILES_WIDE, TILES_TALL, intrinsics, scale), gh))
     best: BoardFit | None = None
     for contrast, gh in sorted(options, key=lambda item: -item[0])[:SQUARED_TRIES]:
         found = _placed_square(image_bgr, (contrast, TILES_WIDE, TILES_TALL, gh), fit, table, scale, intrinsics)
@@ -1625,11 +1631,8 @@ def fit_grid(
     _, nx, ny, gh = grid
     quad = (quad_small + 0.5) / scale - 0.5  # undistorted frame pixels
 
-    def contrast_of(gh: np.ndarray, nx: int, ny: int) -> float:
-        rect = rectify(image_bgr, gh, nx, ny, 24, 0.5, intrinsics, scale)
-        return seam_contrast(*colour_gradients(rect.image), rect, nx, ny)
-
-    grids = [(contrast_of(gh, nx, ny), gh, nx, ny)]  # the outline's own grid first, then each pass's
+    # the outline's own grid first, then each pass's
+    grids = [(grid_contrast(image_bgr, gh, nx, ny, intrinsics, scale), gh, nx, ny)]
     for px, reach in ((24, 0.3), (32, 0.2), (40, 0.12)):
         rect = rectify(image_bgr, gh, nx, ny, px, 0.5, intrinsics, scale)
         refined = refine_grid(rect, gh, reach, table)
@@ -1638,7 +1641,7 @@ def fit_grid(
         gh = refined
         if px == 24 and move_window:
             gh, nx, ny, _ = best_window(image_bgr, gh, nx, ny, table, scale, intrinsics)
-        grids.append((contrast_of(gh, nx, ny), gh, nx, ny))
+        grids.append((grid_contrast(image_bgr, gh, nx, ny, intrinsics, scale), gh, nx, ny))
     contrast, gh, nx, ny = grids[-1]
     best = max(grids, key=lambda entry: entry[0])
     if best[0] > contrast and _corner_gap_lots(grid_corners(*best[1:]), grid_corners(gh, nx, ny), nx) > DRAGGED_LOTS:
@@ -1683,9 +1686,7 @@ def choose_direction(
     best: tuple[float, int, int, np.ndarray] | None = None
     for nx, ny in ((TILES_WIDE, TILES_TALL), (TILES_TALL, TILES_WIDE)):
         gh = grid_homography(quad, nx, ny)
-        rect = rectify(image_bgr, gh, nx, ny, 24, 0.5, intrinsics, scale)
-        gx, gy = colour_gradients(rect.image)
-        contrast = seam_contrast(gx, gy, rect, nx, ny)
+        contrast = grid_contrast(image_bgr, gh, nx, ny, intrinsics, scale)
         if best is None or contrast > best[0]:
             best = (contrast, nx, ny, gh)
     assert best is not None

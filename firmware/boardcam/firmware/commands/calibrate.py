@@ -449,8 +449,7 @@ def run_show(args: argparse.Namespace) -> int:
     print(f"{path} (version {calibration.version}, {calibration.created})")
     for name, done in parts.items():
         print(f"  {name:9} {'yes' if done else 'no'}")
-    towers = (calibration.appearance or {}).get("towers", "opaque")
-    print(f"  {'towers':9} {TOWER_WORDS.get(towers, towers)}")
+    print(f"  {'towers':9} {TOWER_WORDS.get(calibration.towers, calibration.towers)}")
     if calibration.intrinsics is not None:
         print(f"  camera RMS {calibration.intrinsics.get('rms_px', float('nan')):.3f} px")
     return 0
