@@ -83,6 +83,16 @@ def test_a_dome_on_another_guilds_tile_while_its_own_guild_has_room():
     assert _rules_broken(position(no_blue, "C3=red-dome D3=red-dome C4=blue-dome")) == []
 
 
+def test_a_dome_off_its_colour_names_the_lots_of_its_colour_still_open():
+    # one blue tile (A1 B1 A2 B2) with three blue domes: B2 could still take the blue dome on C4
+    tiles = layout(["RRRR", "RRRR", "RRRR", "RRRR", "BRRR"])
+    (breach,) = [found for found in impossibilities(position(tiles, "A1=blue-dome B1=blue-dome A2=blue-dome "
+                                                                    "C4=blue-dome")) if found.rule == "rule 2"]
+    assert [LOT_NAMES[lot] for lot in breach.lots] == ["C4"]
+    assert [LOT_NAMES[lot] for lot in breach.open_lots] == ["B2"]
+    assert "B2 could still take it" in breach.reason
+
+
 def _possible_icons(pos: Position, key: str) -> list[str]:
     return [LOT_NAMES[lot] for lot in possible_icon_lots(pos, parse_lot(key))]
 

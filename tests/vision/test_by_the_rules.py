@@ -97,3 +97,16 @@ def test_a_board_step_by_step_changes_cannot_mend_is_left_alone():
     # only two of the eight towers are unsure: taking both away still leaves six, so nothing changes
     joint = _eight_red_towers({"C2": 0.6, "E4": 0.7})
     assert by_the_rules.mend(joint, _tiles()) == {}
+
+
+def test_a_coin_missed_where_a_dome_off_its_colour_could_have_gone_is_found():
+    # One blue tile (C3 D3 C4 D4) with three blue domes; a sure blue dome on the red F7 is legal only
+    # once no blue lot was open, so D4, read empty unsurely, holds the dome the network half saw: far
+    # from F7, where the breach is.
+    blue_dome = lot_net.CLASSES.index(("dome", "blue", None))
+    tiles = _tiles()
+    tiles["C3"] = TileReading("blue", parse_lot("D4"), 1.0, 1.0)
+    joint = _joint(C3=(blue_dome, 0.99, EMPTY), D3=(blue_dome, 0.99, EMPTY), C4=(blue_dome, 0.99, EMPTY),
+                   E7=(RED_DOME, 0.99, EMPTY), E8=(RED_DOME, 0.99, EMPTY), F7=(blue_dome, 0.99, EMPTY),
+                   D4=(EMPTY, 0.6, blue_dome))
+    assert by_the_rules.mend(joint, tiles) == {parse_lot("D4"): blue_dome}

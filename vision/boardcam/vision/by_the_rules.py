@@ -127,8 +127,14 @@ def _extent(found: list[Impossibility]) -> tuple[int, int]:
 
 
 def _near(found: list[Impossibility]) -> set[int]:
-    """The lots the breaches concern and their neighbours."""
-    near = {lot for breach in found for lot in breach.lots}
+    """The lots the breaches concern and their neighbours.
+
+    A dome on another guild's tile (rule 2) concerns the lots of its own
+    colour left open too: a coin missed on one of them, however far off,
+    mends the board as well as the dome read otherwise does, and a piece
+    beside one can close its street.
+    """
+    near = {lot for breach in found for lot in (*breach.lots, *breach.open_lots)}
     return near | {nb for lot in near for nb in NEIGHBOURS[lot]}
 
 

@@ -31,6 +31,10 @@ class Impossibility:
     rule: str  # "supply", "rule 2", "rule 3", "rule 4" or "rule 5"
     lots: tuple[int, ...]
     reason: str
+    # rule 2: the empty lots of the dome's own colour that could still take it.  Not among ``lots``
+    # (nothing on them breaks a rule), but a structure missed there, or one beside it that closes its
+    # street, is what would make the dome's fallback legal: where a reader looks for its misread.
+    open_lots: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"rule": self.rule, "lots": [LOT_NAMES[lot] for lot in self.lots], "reason": self.reason}
@@ -116,7 +120,7 @@ def _domes_off_their_colour(position: Position, rules: Ruleset) -> list[Impossib
         if open_lots:
             found.append(Impossibility("rule 2", (lot,),
                                        f"a {structure.color} dome on {LOT_NAMES[lot]} while "
-                                       f"{LOT_NAMES[open_lots[0]]} could still take it"))
+                                       f"{LOT_NAMES[open_lots[0]]} could still take it", tuple(open_lots)))
     return found
 
 
