@@ -91,6 +91,7 @@ def test_a_dome_off_its_colour_names_the_lots_of_its_colour_still_open():
     assert [LOT_NAMES[lot] for lot in breach.lots] == ["C4"]
     assert [LOT_NAMES[lot] for lot in breach.open_lots] == ["B2"]
     assert "B2 could still take it" in breach.reason
+    assert breach.to_json()["open_lots"] == ["B2"]
 
 
 def _possible_icons(pos: Position, key: str) -> list[str]:

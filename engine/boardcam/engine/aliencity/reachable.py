@@ -37,7 +37,11 @@ class Impossibility:
     open_lots: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-        return {"rule": self.rule, "lots": [LOT_NAMES[lot] for lot in self.lots], "reason": self.reason}
+        out: dict[str, object] = {"rule": self.rule, "lots": [LOT_NAMES[lot] for lot in self.lots],
+                                  "reason": self.reason}
+        if self.open_lots:
+            out["open_lots"] = [LOT_NAMES[lot] for lot in self.open_lots]
+        return out
 
 
 def impossibilities(position: Position, rules: Ruleset = RULEBOOK) -> list[Impossibility]:
