@@ -1,3 +1,4 @@
+import cv2
 import numpy as np
 
 from boardcam.vision import lots
@@ -199,3 +200,42 @@ def test_departures_say_how_far_past_the_bar_each_lot_changed():
     assert plain_far[9] > faint_far[9] > 1.0  # both a change, the plain piece further past the bar
     assert np.delete(faint_far, 9).max() < 1.0
     assert (lots.changed_lots(faint, base) == (faint_far > 1.0)).all()
+
+
+def _grey_frame_and_geometry():
+    """A plain grey frame of a board seen from a camera off to one side, and its warp geometry."""
+    from boardcam.vision.geometry import build_warp, default_camera_matrix
+    from boardcam.vision.models import BoardPose
+
+    k = default_camera_matrix((1640, 1232))
+    centre = np.array([1.0, 1.5, 8.0])  # tile units: over the lower left, so far lots lean
+    rotation = np.diag([1.0, -1.0, -1.0])
+    corners = np.array([[0, 0, 0], [4, 0, 0], [4, 5, 0], [0, 5, 0]], float)
+    px = (k @ (rotation @ (corners - centre).T)).T
+    pose = BoardPose.from_points(px[:, :2] / px[:, 2:3])
+    return np.full((1232, 1640, 3), 110, np.uint8), build_warp(pose, (1640, 1232), 32)
+
+
+def _apex_px(geometry, lot: int, height: float):
+    """Where a point ``height`` tile units above the lot's centre appears in the frame."""
+    from boardcam.vision.geometry import project_height, through_homography
+
+    apex = project_height(lots.lot_centres()[[lot]], height, geometry.camera_centre)
+    x, y = through_homography(geometry.board_h, apex[:, 0], apex[:, 1])
+    return int(round(x[0])), int(round(y[0]))
+
+
+def test_the_apex_is_dark_and_below_its_walls_only_where_a_black_cap_sits():
+    frame, geometry = _grey_frame_and_geometry()
+    far = 79  # H10, two tiles and more from the camera's foot: its apex leans out by half a lot
+    plain = lots.apex_lightness(frame, geometry, [far])[far]
+    assert abs(plain[0] - plain[1]) < 1.0  # a clear top as dark as its walls: level
+    lot_px = float(np.hypot(*np.subtract(_apex_px(geometry, far, 0.0), _apex_px(geometry, far - 1, 0.0))))
+    cv2.circle(frame, _apex_px(geometry, far, 0.6), int(0.2 * lot_px), (20, 20, 20), -1)
+    apex, walls = lots.apex_lightness(frame, geometry, [far])[far]
+    assert apex < 36 and apex - walls < -40
+    # the cap is found where it appears, not at the base: the base alone shows nothing
+    base_only, geometry_base = _grey_frame_and_geometry()
+    cv2.circle(base_only, _apex_px(geometry_base, far, 0.0), int(0.2 * lot_px), (20, 20, 20), -1)
+    apex, walls = lots.apex_lightness(base_only, geometry_base, [far])[far]
+    assert apex > 36

@@ -702,3 +702,26 @@ def test_the_network_read_with_is_the_one_fitted_for_the_tables_towers(make_scen
     pose = BoardPose({k: tuple(v) for k, v in corners.items()})
     reading = read_board(sc.image, pose=pose, appearance=Appearance(towers="clear"))
     assert reading.position_dict["structures"] == truth["structures"]
+
+
+def test_a_clear_tower_with_a_dark_top_is_not_given_a_black_cap(monkeypatch):
+    """Clear-tower scene 45, the reader told the towers are clear: the bare blue tower on C2 is dark at the
+    top, and the clear network calls it capped black at 0.9."""
+    from scenegen import CLEAR_TOWERS, random_scene
+
+    from boardcam.vision.models import Appearance
+
+    sc = random_scene(45, size=(1640, 1232), **dict(CLEAR_TOWERS))
+    pose, position = _truth_pose(sc)
+    assert position["structures"]["C2"] == {"kind": "tower", "color": "blue"}
+    clear = Appearance(towers="clear")
+    checked = read_board(sc.image, pose=pose, appearance=clear).position_dict["structures"]
+    assert read_board(sc.image, pose=pose).position_dict["structures"]["C2"]["cap"] == "black"  # not told: as read
+    monkeypatch.setattr(reader_module, "_black_caps_seen_at_the_apex", lambda lots, *args: lots)
+    unchecked = read_board(sc.image, pose=pose, appearance=clear).position_dict["structures"]
+    assert unchecked["C2"]["cap"] == "black"
+    assert checked["C2"] == {"kind": "tower", "color": "blue", "cap": None}
+    # the real black caps the network saw keep them
+    seen_black = [lot for lot, s in position["structures"].items()
+                  if s.get("cap") == "black" and unchecked.get(lot, {}).get("cap") == "black"]
+    assert seen_black and all(checked[lot]["cap"] == "black" for lot in seen_black)

@@ -38,8 +38,8 @@ import numpy as np
 
 from boardcam.engine.aliencity import Structure
 from boardcam.vision.colour import HUE_DEG, guild_hue_weights, hue_distance, learned_scores, magnitude
-from boardcam.vision.geometry import WarpGeometry, project_height
-from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, Appearance
+from boardcam.vision.geometry import WarpGeometry, distort_points, project_height, through_homography
+from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, Appearance, CameraIntrinsics
 from boardcam.vision.tiles import (
     GUILDS,
     TILE_KEYS,
@@ -741,3 +741,62 @@ def tower_colour_features(cap_feats: np.ndarray, tower_probs: np.ndarray, tower_
     return np.column_stack([
         tower_probs[:, :3], tower_body[:, 1:] / 10.0, piece[:, 1:] / 10.0, cap_feats,
     ]).astype(np.float32)
+
+
+# ----------------------------------------------------------------------------- the apex, at full resolution
+
+APEX_HEIGHTS = (0.4, 0.5, 0.6, 0.7, 0.8)  # tile units: 38 mm, under the apex, on 51-75 mm tiles, with room
+APEX_DISC = 0.14  # lots: well inside a 14 mm cap on a 25-37 mm lot
+APEX_WALLS = (0.24, 0.38)  # lots: the tower's walls around its top
+
+
+def apex_lightness(image_bgr: np.ndarray, geometry: WarpGeometry, lots: list[int],
+                   intrinsics: CameraIntrinsics | None = None) -> dict[int, tuple[float, float]]:
+    """Lightness (Lab L, 0-255) of the frame at each lot's tower apex and of the tower's walls around it.
+
+    Why: a black cap is opaque black plastic, the darkest thing at the apex,
+    and darker than the walls below it; a clear tower on a dark card is dark
+    all over, its top no darker than its walls.  The board network sees the
+    apex at 16 pixels a lot, where the two look alike; the frame itself has
+    several times the detail.  Where the apex appears depends on the tile
+    size and the camera's height, which are known only roughly, so the apex
+    is the darkest disc along the lot's lean ray (APEX_HEIGHTS), and the
+    walls are the ring around it.  Lots whose apex falls outside the frame
+    are left out.
+    """
+    centres = lot_centres()[lots]
+    points = []
+    for height in APEX_HEIGHTS:
+        apex = project_height(centres, height, geometry.camera_centre)
+        points.extend([apex, apex + np.array([0.5, 0.0])])  # the apex and one lot along its row
+    ends = np.concatenate(points)
+    x, y = through_homography(geometry.board_h, ends[:, 0], ends[:, 1])
+    pixels = np.stack([x, y], axis=1)
+    if intrinsics is not None:
+        pixels = distort_points(pixels, intrinsics, (image_bgr.shape[1], image_bgr.shape[0]))
+    pixels = pixels.reshape(len(APEX_HEIGHTS), 2, len(lots), 2)
+    out: dict[int, tuple[float, float]] = {}
+    for index, lot in enumerate(lots):
+        looks = [look for step in pixels if (look := _disc_and_walls(image_bgr, step[0, index], step[1, index]))]
+        if looks:
+            out[lot] = min(looks)
+    return out
+
+
+def _disc_and_walls(image_bgr: np.ndarray, centre: np.ndarray, along: np.ndarray) -> tuple[float, float] | None:
+    """Mean lightness of a disc about ``centre`` and of the ring around it (``along``: one lot further)."""
+    cx, cy = centre
+    lot_px = float(np.hypot(*(along - centre)))
+    reach = int(np.ceil(APEX_WALLS[1] * lot_px)) + 1
+    x0, y0 = int(round(cx)) - reach, int(round(cy)) - reach
+    height, width = image_bgr.shape[:2]
+    if lot_px < 4 or x0 < 0 or y0 < 0 or x0 + 2 * reach >= width or y0 + 2 * reach >= height:
+        return None
+    crop = image_bgr[y0:y0 + 2 * reach + 1, x0:x0 + 2 * reach + 1]
+    light = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB)[..., 0].astype(np.float64)
+    yy, xx = np.mgrid[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]]
+    d = np.hypot(xx - cx, yy - cy) / lot_px
+    disc, walls = d < APEX_DISC, (d > APEX_WALLS[0]) & (d < APEX_WALLS[1])
+    if not disc.any() or not walls.any():
+        return None
+    return float(light[disc].mean()), float(light[walls].mean())
