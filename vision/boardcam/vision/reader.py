@@ -371,7 +371,7 @@ def analyse(
     lab = geometry.board_view(lab_all)
     seen = lot_grid(lab, LOT_PX)
     canon = canonical(seen)
-    tile_mm = _tile_mm(appearance)
+    tile_mm = appearance.tile_mm if appearance is not None and appearance.tile_mm != 51.0 else lots_stage.DEFAULT_TILE_MM
     lean = lots_stage.TOWER_HEIGHT_MM / tile_mm
     centre = geometry.camera_centre
     if reference is not None:
@@ -896,11 +896,6 @@ def _black_caps_seen_at_the_apex(lots: dict[int, LotReading], image_bgr: np.ndar
             reading = lots[lot]
             out[lot] = LotReading("tower", reading.colour, None, reading.confidence, reading.features)
     return out
-
-
-def _tile_mm(appearance: Appearance | None) -> float:
-    """The tiles' side: calibration's, or the middle of the range when it was not measured."""
-    return appearance.tile_mm if appearance is not None and appearance.tile_mm != 51.0 else lots_stage.DEFAULT_TILE_MM
 
 
 def _network_answer(probs: np.ndarray, cls: int) -> LotReading:
