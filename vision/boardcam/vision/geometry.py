@@ -145,6 +145,16 @@ def through_homography(h: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.
     return (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / hom, (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / hom
 
 
+def board_points_in_frame(board_h: np.ndarray, points: np.ndarray, intrinsics: CameraIntrinsics | None,
+                          image_size: tuple[int, int]) -> np.ndarray:
+    """Board points (tile units, (N, 2)) -> where the raw frame shows them: through the pose's
+    homography into the undistorted image, then the lens (when calibrated)."""
+    points = np.asarray(points, dtype=np.float64)
+    x, y = through_homography(board_h, points[:, 0], points[:, 1])
+    pixels = np.stack([x, y], axis=1)
+    return distort_points(pixels, intrinsics, image_size) if intrinsics is not None else pixels
+
+
 def build_warp(
     pose: BoardPose,
     image_size: tuple[int, int],

@@ -38,7 +38,7 @@ import numpy as np
 
 from boardcam.engine.aliencity import Structure
 from boardcam.vision.colour import HUE_DEG, guild_hue_weights, hue_distance, learned_scores, magnitude
-from boardcam.vision.geometry import WarpGeometry, distort_points, project_height, through_homography
+from boardcam.vision.geometry import WarpGeometry, board_points_in_frame, project_height
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, Appearance, CameraIntrinsics
 from boardcam.vision.tiles import (
     GUILDS,
@@ -769,11 +769,8 @@ def apex_lightness(image_bgr: np.ndarray, geometry: WarpGeometry, lots: list[int
     for height in APEX_HEIGHTS:
         apex = project_height(centres, height, geometry.camera_centre)
         points.extend([apex, apex + np.array([0.5, 0.0])])  # the apex and one lot along its row
-    ends = np.concatenate(points)
-    x, y = through_homography(geometry.board_h, ends[:, 0], ends[:, 1])
-    pixels = np.stack([x, y], axis=1)
-    if intrinsics is not None:
-        pixels = distort_points(pixels, intrinsics, (image_bgr.shape[1], image_bgr.shape[0]))
+    pixels = board_points_in_frame(geometry.board_h, np.concatenate(points), intrinsics,
+                                   (image_bgr.shape[1], image_bgr.shape[0]))
     pixels = pixels.reshape(len(APEX_HEIGHTS), 2, len(lots), 2)
     out: dict[int, tuple[float, float]] = {}
     for index, lot in enumerate(lots):

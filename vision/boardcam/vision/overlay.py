@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from boardcam.vision.geometry import board_to_image, distort_points
+from boardcam.vision.geometry import board_points_in_frame, board_to_image
 from boardcam.vision.models import LOTS_TALL, LOTS_WIDE, TILES_TALL, TILES_WIDE, CameraIntrinsics
 from boardcam.vision.reader import Reading
 from boardcam.vision.tiles import lot_name
@@ -20,12 +20,7 @@ BGR = {
 
 
 def _project(reading: Reading, pts: np.ndarray, intrinsics: CameraIntrinsics | None, size: tuple[int, int]) -> np.ndarray:
-    h = board_to_image(reading.pose)
-    homog = np.hstack([pts, np.ones((len(pts), 1))]) @ h.T
-    img = homog[:, :2] / homog[:, 2:3]
-    if intrinsics is not None:
-        img = distort_points(img, intrinsics, size)
-    return img
+    return board_points_in_frame(board_to_image(reading.pose), pts, intrinsics, size)
 
 
 def draw_overlay(image_bgr: np.ndarray, reading: Reading, intrinsics: CameraIntrinsics | None = None) -> np.ndarray:
