@@ -22,7 +22,7 @@ def test_reading_has_every_lot_tile_and_timing(make_scene):
     assert all(0.0 <= v <= 1.0 for v in doc["confidence"]["lots"].values())
     assert set(doc["board"]["corners_px"]) == {"A1", "H1", "H10", "A10"}
     assert isinstance(doc["occluded"], bool)
-    assert {"find", "warp", "colour", "tiles", "lots", "occlusion", "total"} <= set(doc["timing_ms"])
+    assert {"find", "warp", "colour", "tiles", "lots", "rules", "occlusion", "total"} <= set(doc["timing_ms"])
     corners, _ = truth_in_reader_convention(sc.truth)
     for name, point in corners.items():
         assert np.hypot(*(np.array(doc["board"]["corners_px"][name]) - point)) < 6.0

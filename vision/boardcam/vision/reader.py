@@ -739,6 +739,7 @@ def read_board(
     if views is None:
         views = SEARCHED_VIEWS if searched else 1
     tiles, analysis = analyse(lab_all, geometry, appearance, reference, timing, views=views)
+    t0 = time.perf_counter()
     lots = decide_lots(analysis)
     if appearance is not None and appearance.towers == "clear":
         lots = _black_caps_seen_at_the_apex(lots, image_bgr, geometry, intrinsics)
@@ -751,7 +752,9 @@ def read_board(
     print_as_vouched = _print_as_vouched(reference, analysis, previous, departure)
     for lot in print_as_vouched:
         lots[lot] = LotReading(None, None, None, 1.0, {})
-    t0 = time.perf_counter()
+    t1 = time.perf_counter()
+    timing["rules"] = (t1 - t0) * 1000
+    t0 = t1
     occlusion = with_covered_lots(find_occlusion(lab_all, geometry.margin_px, LOT_PX, analysis.difference),
                                   analysis.covered_probs)
     around = surroundings(image_bgr, np.array(pose.ordered(), np.float32))

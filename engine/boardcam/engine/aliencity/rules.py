@@ -64,12 +64,16 @@ ABSTRACT_PLAY = Ruleset("abstract-play", fallback_dome_bound_by_rule3=False, tie
 RULESETS = {rules.name: rules for rules in (RULEBOOK, ABSTRACT_PLAY)}
 
 
+#: how many lots border each lot: a lot's street degree before any building
+DEGREE: tuple[int, ...] = tuple(len(neighbours) for neighbours in NEIGHBOURS)
+
+
 def remaining_pieces(position: Position) -> Counter[Piece]:
     """Pieces not on the board: both supplies together (rule 5 asks about either player's)."""
-    remaining = FULL_SET.copy()
-    for structure in position.structures.values():
-        remaining[structure.piece] -= 1
-    return +remaining  # drop zero and negative counts (a position may hold too many)
+    built = Counter((structure.kind, structure.color) for structure in position.structures.values())
+    # zero and negative counts dropped (a position may hold too many)
+    return Counter({piece: left for piece, count in FULL_SET.items()
+                    if (left := count - built[(piece.kind, piece.color)]) > 0})
 
 
 def _street_articulation(is_street: list[bool]) -> list[int]:
@@ -133,11 +137,15 @@ class Analysis:
         self.rules = rules
         structures = position.structures
         occupied = [False] * LOT_COUNT
+        street_degree = list(DEGREE)
+        tile_count = dict.fromkeys(TILE_LOTS, 0)
         for lot in structures:
             occupied[lot] = True
+            tile_count[TILE_OF[lot]] += 1
+            for nb in NEIGHBOURS[lot]:
+                street_degree[nb] -= 1
         is_street = [not o for o in occupied]
         self.occupied = occupied
-        street_degree = [sum(1 for nb in NEIGHBOURS[lot] if is_street[nb]) for lot in range(LOT_COUNT)]
         self.split_into = _street_articulation(is_street)
         # Rule 4, judged only for what a build makes worse (positions may already be broken).
         self.cuts_off: list[tuple[int, ...]] = [()] * LOT_COUNT
@@ -154,7 +162,7 @@ class Analysis:
                 self.split_into[lot] < 2 and self.faces_street[lot] and not self.cuts_off[lot]
             )
         self.street_ok = street_ok
-        self.tile_count = {key: sum(occupied[lot] for lot in lots) for key, lots in TILE_LOTS.items()}
+        self.tile_count = tile_count
         # Rule 2's fallback: is there still an open lot of this colour that could take the dome?
         # Rule 5 never decides this (docs/rules.md shows why), so street-legal lots answer it.
         self.color_open: dict[str, list[int]] = {c: [] for c in ("red", "blue", "green", "black")}
@@ -162,15 +170,19 @@ class Analysis:
             if street_ok[lot]:
                 self.color_open[position.tile_color(lot)].append(lot)
         self.remaining = remaining_pieces(position)
+        # whether a lot takes some piece depends on its tile's colour and count only: asked once per kind of tile
+        takes: dict[tuple[str, bool], bool] = {}
         self.icon_blockers: dict[int, tuple[int, ...]] = {}
         for key, tile in position.tiles.items():
             icon = tile.icon
             if occupied[icon]:
                 continue
+            kind = (tile.color, self.tile_count[key] >= 2)
+            if kind not in takes:
+                takes[kind] = self._takes_some_piece(icon)
             self.icon_blockers[icon] = tuple(
-                lot for lot in TILE_LOTS[key]
-                if lot != icon and street_ok[lot] and self._takes_some_piece(lot)
-            )
+                lot for lot in TILE_LOTS[key] if lot != icon and street_ok[lot]
+            ) if takes[kind] else ()
         #: Lots that pass every piece-independent rule (1, 4 and 5).
         self.candidates = [lot for lot in range(LOT_COUNT) if street_ok[lot] and not self.icon_blockers.get(lot)]
         self._legal_cache: dict[Piece, list[int]] = {}
