@@ -163,6 +163,33 @@ def test_a_print_the_network_calls_empty_is_offered_to_the_icon_search_again():
     assert reader_module._second_look(look, piece, tiles) is None  # the network agrees: nothing to read again
 
 
+def test_a_chosen_icon_the_network_sees_built_on_is_read_again_as_hidden():
+    """A capped tower the first look took for the icon print: the icon under it can only be inferred."""
+    chosen = 4
+    piece, icon_like = np.zeros(80), np.full(80, 0.05)
+    piece[[41, 43, 49, 51]] = 0.97  # a game under way: four pieces both looks see, none on an icon lot
+    icon_like[chosen] = 0.9
+    look = reader_module.FirstLook(np.zeros((80, 1)), piece, icon_like, None)
+    key = reader_module.TILE_KEYS[reader_module.TILE_OF_LOT[chosen]]
+    tiles = {k: reader_module.TileReading("red", int(reader_module.TILE_LOT_IDS[t][0]), 0.99, 0.99)
+             for t, k in enumerate(reader_module.TILE_KEYS)}
+    assert tiles[key].icon_lot == chosen
+    assert reader_module._second_look(look, piece.copy(), tiles) is None  # the network agrees
+    net_piece = piece.copy()
+    net_piece[chosen] = 0.98
+    again = reader_module._second_look(look, net_piece, tiles)
+    assert again is not None and again[0] is net_piece
+    setup = np.zeros(80)
+    setup[chosen] = 0.98
+    assert reader_module._second_look(dataclasses.replace(look, piece=np.zeros(80)), setup, tiles) is None  # on the
+    # setup board such a piece is likelier a print the network has not seen: the first look's icon stays
+    beside = 5  # the chosen icon's neighbour on its tile, no tile's icon lot
+    assert all(tile.icon_lot != beside for tile in tiles.values())
+    net_piece = piece.copy()
+    net_piece[beside] = 0.98  # a piece the first look missed, but not on an icon
+    assert reader_module._second_look(look, net_piece, tiles) is None
+
+
 def test_confidence_is_high_where_right_on_random_scenes():
     from scenegen import random_scene
 
