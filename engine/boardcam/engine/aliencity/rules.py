@@ -177,12 +177,12 @@ class Analysis:
             icon = tile.icon
             if occupied[icon]:
                 continue
-            kind = (tile.color, self.tile_count[key] >= 2)
-            if kind not in takes:
-                takes[kind] = self._takes_some_piece(icon)
+            tile_state = (tile.color, self.tile_count[key] >= 2)
+            if tile_state not in takes:
+                takes[tile_state] = self._takes_some_piece(icon)  # any lot of the tile would answer alike
             self.icon_blockers[icon] = tuple(
                 lot for lot in TILE_LOTS[key] if lot != icon and street_ok[lot]
-            ) if takes[kind] else ()
+            ) if takes[tile_state] else ()
         #: Lots that pass every piece-independent rule (1, 4 and 5).
         self.candidates = [lot for lot in range(LOT_COUNT) if street_ok[lot] and not self.icon_blockers.get(lot)]
         self._legal_cache: dict[Piece, list[int]] = {}
