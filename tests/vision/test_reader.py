@@ -179,6 +179,13 @@ def test_a_chosen_icon_the_network_sees_built_on_is_read_again_as_hidden():
     net_piece[chosen] = 0.98
     again = reader_module._second_look(look, net_piece, tiles)
     assert again is not None and again[0] is net_piece
+    # a print the network calls empty on a tile whose icon it already is: not asked about, so not boosted
+    other_icon = int(reader_module.TILE_LOT_IDS[0][0])
+    piece_there = piece.copy()
+    piece_there[other_icon] = 0.9
+    net_piece[other_icon] = 0.02
+    again = reader_module._second_look(dataclasses.replace(look, piece=piece_there), net_piece, tiles)
+    assert again is not None and again[1] is look.icon_like
     setup = np.zeros(80)
     setup[chosen] = 0.98
     assert reader_module._second_look(dataclasses.replace(look, piece=np.zeros(80)), setup, tiles) is None  # on the

@@ -499,6 +499,10 @@ def _second_look(look: FirstLook, net_piece: np.ndarray,
     taking an unfamiliar icon print for a dome, and there the first look's
     reading of the prints is the one kept (made-up-art empty boards, seeds
     31000-31119: one board's icon and lot read wrong when it was asked).
+    Read again for that alone, the prints the network calls empty keep the
+    first look's icon probabilities: their own rule did not ask for them,
+    and given to the icon search they made a tile's only free lot, plain,
+    its icon at 0.995 (fresh scene 12071).
     """
     if look.icon_like is None:
         return None
@@ -514,9 +518,11 @@ def _second_look(look: FirstLook, net_piece: np.ndarray,
     icon_may_move = any(tile[lot].icon_lot != lot and icon_like[lot] > look.icon_like[tile[lot].icon_lot]
                         for lot in doubted)
     colour_in_doubt = any(tile[lot].colour_confidence < SECOND_LOOK_COLOUR_DOUBT for lot in doubted)
-    if not (icon_may_move or colour_in_doubt or icon_built_on):
-        return None
-    return net_piece, icon_like
+    if icon_may_move or colour_in_doubt:
+        return net_piece, icon_like
+    if icon_built_on:  # the prints the network calls empty were not asked about: their icon looks stay the first's
+        return net_piece, look.icon_like
+    return None
 
 
 def _tiles_from_frame(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, piece: np.ndarray,
