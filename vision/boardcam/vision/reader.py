@@ -82,6 +82,7 @@ from boardcam.vision.tiles import (
     grouped_probabilities,
     icon_kinship,
     icon_print_agreement,
+    is_setup_board,
     icons_in_print,
     lot_grid,
     read_icon_lots,
@@ -509,10 +510,8 @@ def _second_look(look: FirstLook, net_piece: np.ndarray,
     print_not_piece = np.clip(look.piece - net_piece, 0.0, None)
     doubted = np.flatnonzero(print_not_piece > SECOND_LOOK_GAP)
     icon_lots = np.array([tile.icon_lot for tile in tiles.values()], np.int64)
-    game_board = int((net_piece > 0.5).sum()) > AGREEMENT_CHECKED_PIECES
-    icon_built_on = game_board and bool((net_piece[icon_lots] - look.piece[icon_lots] > SECOND_LOOK_GAP).any())
-    if len(doubted) == 0 and not icon_built_on:
-        return None
+    icon_built_on = not is_setup_board(net_piece) and \
+        bool((net_piece[icon_lots] - look.piece[icon_lots] > SECOND_LOOK_GAP).any())
     icon_like = look.icon_like + print_not_piece
     tile = {lot: tiles[TILE_KEYS[TILE_OF_LOT[lot]]] for lot in doubted}
     icon_may_move = any(tile[lot].icon_lot != lot and icon_like[lot] > look.icon_like[tile[lot].icon_lot]
@@ -534,7 +533,7 @@ def _tiles_from_frame(lab: np.ndarray, seen: np.ndarray, canon: np.ndarray, piec
     colours = colours_from_probabilities(probs)
     icons = read_icon_lots(canon, {k: c for k, (c, _) in colours.items()}, piece, icon_like)
     probs, colours, icons = _colours_from_kin(lab, canon, piece, icon_like, votes, probs, colours, icons)
-    setup_board = int((piece > 0.5).sum()) <= AGREEMENT_CHECKED_PIECES
+    setup_board = is_setup_board(piece)
     if setup_board:
         probs, colours, icons = _colours_from_icon_groups(canon, piece, icon_like, probs, colours, icons)
     lot_guild = _guild_of_lots(colours)
@@ -916,8 +915,7 @@ def _black_caps_seen_at_the_apex(lots: dict[int, LotReading], image_bgr: np.ndar
     out = dict(lots)
     for lot, (apex, walls) in lots_stage.apex_lightness(image_bgr, geometry, capped, intrinsics).items():
         if apex > CAP_APEX_LIGHTER and apex - walls > -CAP_APEX_BELOW_WALLS:
-            reading = lots[lot]
-            out[lot] = LotReading("tower", reading.colour, None, reading.confidence, reading.features)
+            out[lot] = replace(lots[lot], cap=None)
     return out
 
 

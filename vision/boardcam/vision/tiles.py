@@ -653,7 +653,7 @@ def read_icon_lots(
     dome) it is a guess, and the confidence says so.
     """
     occupied = np.zeros(80) if occupied is None else np.asarray(occupied, np.float64)
-    setup_board = int((occupied > 0.5).sum()) <= AGREEMENT_CHECKED_PIECES
+    setup_board = is_setup_board(occupied)
     profiles = radial_profiles(patches)
     result: dict[str, IconChoice] = {}
     by_colour: dict[str, list[int]] = {}
@@ -726,6 +726,12 @@ ICON_LOOK_FLOOR, ICON_LOOK_WEIGHT = 0.6, 0.6
 #: print the first look takes for a piece included)...
 AGREEMENT_CHECKED_BELOW = 0.95
 AGREEMENT_CHECKED_PIECES = 3
+
+
+def is_setup_board(piece: np.ndarray) -> bool:
+    """Whether a board with these piece probabilities (80) holds at most AGREEMENT_CHECKED_PIECES pieces:
+    the setup board the app keeps its tiles from, or one a first piece or two have just joined."""
+    return int((np.asarray(piece) > 0.5).sum()) <= AGREEMENT_CHECKED_PIECES
 #: ...and when another free lot of its tile matches them better, it is reported at most this sure
 #: (below the app's min_confidence: the setup asks about the tile, and play settles it)
 DISAGREEING_ICON_CAP = 0.7
